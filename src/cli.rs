@@ -1,0 +1,232 @@
+//! The command line: arguments and dispatch only. The work happens in [`crate::lint`].
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::finding::Severity;
+use crate::lint::{Options, lint};
+use crate::report;
+use crate::rules::{RULES, rule};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "gpulint",
+    version,
+    about = "A linter for GPU infrastructure: Terraform and Kubernetes"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Lint files and folders (default: the current folder). `-` reads stdin.
+    Check(CheckArgs),
+    /// Print a rule's documentation.
+    Explain {
+        /// The rule id, e.g. missing-auto-shutdown.
+        rule: String,
+    },
+    /// List every rule.
+    Rules {
+        #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
+        format: RulesFormat,
+    },
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Files and folders to lint; `-` for stdin.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// The name to report stdin under; its extension decides how it is read (default YAML).
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<String>,
+    /// A Terraform variables file, applied after each module's own tfvars (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub var_file: Vec<PathBuf>,
+    /// Run only these rules or categories (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub select: Vec<String>,
+    /// Skip these rules or categories (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "RULES")]
+    pub ignore: Vec<String>,
+    /// Exit with 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
+    pub fail_on: FailOn,
+    /// Never colour the output (colour is used only on a terminal, and never with NO_COLOR).
+    #[arg(long)]
+    pub no_color: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Compact,
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum RulesFormat {
+    Text,
+    Json,
+    Markdown,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Error,
+    Warning,
+    Info,
+}
+
+impl From<FailOn> for Severity {
+    fn from(f: FailOn) -> Self {
+        match f {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+            FailOn::Info => Severity::Info,
+        }
+    }
+}
+
+/// Exit codes (DESIGN.md): 0 clean, 1 findings at or above `--fail-on`, 2 the run failed.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    match run(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("gpulint: error: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Check(args) => check(&args),
+        Command::Explain { rule: id } => {
+            let entry =
+                rule(&id).ok_or_else(|| format!("unknown rule `{id}` (see `gpulint rules`)"))?;
+            print!("{}", entry.doc);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Rules { format } => {
+            print!("{}", rules_listing(format));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn check(args: &CheckArgs) -> Result<ExitCode, String> {
+    let opts = Options {
+        paths: args.paths.clone(),
+        stdin_filename: args.stdin_filename.clone(),
+        var_files: args.var_file.clone(),
+        select: args.select.clone(),
+        ignore: args.ignore.clone(),
+    };
+    let outcome = lint(&opts, std::io::stdin().lock())?;
+    for note in &outcome.notes {
+        eprintln!("gpulint: {note}");
+    }
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    let color =
+        to_terminal && !args.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let text = match args.format {
+        Format::Human => {
+            report::human::render(&outcome, &report::human::Style { color, width: 100 })
+        }
+        Format::Compact => report::compact::render(&outcome),
+        Format::Json => report::json::render(&outcome),
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?,
+        None => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`gpulint check | head`) is not an error of the run.
+            let _ = stdout.write_all(text.as_bytes());
+        }
+    }
+    let threshold = Severity::from(args.fail_on);
+    let failed = outcome.findings.iter().any(|f| f.severity >= threshold);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `gpulint rules` in each format. The markdown form is the README's rule table.
+pub fn rules_listing(format: RulesFormat) -> String {
+    match format {
+        RulesFormat::Text => {
+            let width = RULES.iter().map(|r| r.id.len()).max().unwrap_or(0);
+            let mut s = String::new();
+            for r in RULES {
+                let _ = writeln!(
+                    s,
+                    "{:width$}  {:7}  {:11}  {}",
+                    r.id,
+                    r.meta.severity.as_str(),
+                    r.meta.category.as_str(),
+                    r.meta.summary
+                );
+            }
+            s
+        }
+        RulesFormat::Json => {
+            let rules: Vec<_> = RULES
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "id": r.id,
+                        "severity": r.meta.severity,
+                        "category": r.meta.category,
+                        "summary": r.meta.summary,
+                    })
+                })
+                .collect();
+            let mut s = serde_json::to_string_pretty(&serde_json::json!({ "rules": rules }))
+                .expect("plain data serializes");
+            s.push('\n');
+            s
+        }
+        RulesFormat::Markdown => {
+            let mut s = String::from("| Rule | Severity | Category | Flags |\n|---|---|---|---|\n");
+            for r in RULES {
+                let _ = writeln!(
+                    s,
+                    "| [`{id}`](rules/{id}.md) | {} | {} | {} |",
+                    r.meta.severity.as_str(),
+                    r.meta.category.as_str(),
+                    r.meta.summary,
+                    id = r.id
+                );
+            }
+            s
+        }
+    }
+}

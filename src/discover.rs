@@ -1,0 +1,204 @@
+//! Discovery: command-line paths to the files to read.
+//!
+//! Folders are walked (skipping `.git`, `.terraform` and `node_modules`; symlinks are not
+//! followed, so a link loop cannot trap the walk). A named `.tf` or `.tfvars` file brings
+//! in the rest of its folder's Terraform module as context, because pre-commit passes
+//! single files while Terraform reads whole folders.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use crate::source::FileKind;
+
+const SKIPPED_DIRS: [&str; 3] = [".git", ".terraform", "node_modules"];
+
+/// A file to read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Input {
+    /// Shown to users: relative to the working directory where possible, `/`-separated.
+    pub name: String,
+    /// `None` for stdin.
+    pub path: Option<PathBuf>,
+    pub kind: FileKind,
+    /// Named or found in a named folder; otherwise read only as module context.
+    pub requested: bool,
+}
+
+/// What discovery found, and what it skipped (for a note on stderr).
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub inputs: Vec<Input>,
+    pub notes: Vec<String>,
+}
+
+/// Turns command-line paths into inputs. `-` stands for stdin, named `stdin_name`.
+/// A path that does not exist is an error: the run cannot do what was asked.
+pub fn discover(paths: &[PathBuf], stdin_name: Option<&str>) -> Result<Discovered, String> {
+    let cwd = std::env::current_dir().ok();
+    let mut found = Discovered::default();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut add = |found: &mut Discovered, input: Input| match seen.get(&input.name) {
+        Some(&i) => found.inputs[i].requested |= input.requested,
+        None => {
+            seen.insert(input.name.clone(), found.inputs.len());
+            found.inputs.push(input);
+        }
+    };
+
+    for path in paths {
+        if path.as_os_str() == "-" {
+            let name = stdin_name.unwrap_or("<stdin>").to_string();
+            // Rendered manifests (`helm template`, `kustomize build`) are the usual input.
+            let kind = FileKind::from_path(Path::new(&name)).unwrap_or(FileKind::Yaml);
+            add(
+                &mut found,
+                Input {
+                    name,
+                    path: None,
+                    kind,
+                    requested: true,
+                },
+            );
+            continue;
+        }
+        let meta = std::fs::metadata(path)
+            .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+        if meta.is_dir() {
+            let walk = WalkDir::new(path)
+                .sort_by_file_name()
+                .into_iter()
+                .filter_entry(|e| {
+                    e.depth() == 0
+                        || !(e.file_type().is_dir()
+                            && SKIPPED_DIRS.iter().any(|s| e.file_name() == *s))
+                });
+            for entry in walk {
+                match entry {
+                    Ok(e) if e.file_type().is_file() => {
+                        if let Some(kind) = FileKind::from_path(e.path()) {
+                            add(&mut found, file_input(e.path(), kind, true, cwd.as_deref()));
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(e) => found.notes.push(format!("skipped: {e}")),
+                }
+            }
+        } else {
+            match FileKind::from_path(path) {
+                Some(kind) => add(&mut found, file_input(path, kind, true, cwd.as_deref())),
+                None => found.notes.push(format!(
+                    "skipped `{}`: not a file gpulint reads (.tf, .tfvars, .yaml, .yml)",
+                    path.display()
+                )),
+            }
+        }
+    }
+
+    // Complete the Terraform module of every named .tf/.tfvars file.
+    let mut dirs: Vec<PathBuf> = found
+        .inputs
+        .iter()
+        .filter(|i| matches!(i.kind, FileKind::Terraform | FileKind::TfVars))
+        .filter_map(|i| i.path.as_deref()?.parent().map(Path::to_path_buf))
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    for dir in dirs {
+        let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            &dir
+        }) else {
+            continue;
+        };
+        let mut siblings: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| dir.join(e.file_name()))
+            .filter(|p| is_module_file(p))
+            .collect();
+        siblings.sort();
+        for p in siblings {
+            if let Some(kind) = FileKind::from_path(&p) {
+                add(&mut found, file_input(&p, kind, false, cwd.as_deref()));
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// Files Terraform loads from a module folder by itself.
+fn is_module_file(path: &Path) -> bool {
+    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    Path::new(name).extension().is_some_and(|e| e == "tf")
+        || name == "terraform.tfvars"
+        || name.ends_with(".auto.tfvars")
+}
+
+fn file_input(path: &Path, kind: FileKind, requested: bool, cwd: Option<&Path>) -> Input {
+    Input {
+        name: display_name(path, cwd),
+        path: Some(path.to_path_buf()),
+        kind,
+        requested,
+    }
+}
+
+/// `./infra//gpu.tf` → `infra/gpu.tf`; an absolute path under the working directory
+/// becomes relative to it.
+pub fn display_name(path: &Path, cwd: Option<&Path>) -> String {
+    let rel = cwd
+        .filter(|_| path.is_absolute())
+        .and_then(|c| path.strip_prefix(c).ok())
+        .unwrap_or(path);
+    let parts: Vec<String> = rel
+        .components()
+        .filter(|c| !matches!(c, Component::CurDir))
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            other => other.as_os_str().to_string_lossy().into_owned(),
+        })
+        .collect();
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_names_are_relative_and_clean() {
+        assert_eq!(
+            display_name(Path::new("./infra//gpu.tf"), None),
+            "infra/gpu.tf"
+        );
+        assert_eq!(
+            display_name(
+                Path::new("/work/repo/a/b.yaml"),
+                Some(Path::new("/work/repo"))
+            ),
+            "a/b.yaml"
+        );
+        assert_eq!(
+            display_name(Path::new("/etc/x.tf"), Some(Path::new("/work"))),
+            "/etc/x.tf"
+        );
+    }
+
+    #[test]
+    fn module_files() {
+        assert!(is_module_file(Path::new("a/main.tf")));
+        assert!(is_module_file(Path::new("a/terraform.tfvars")));
+        assert!(is_module_file(Path::new("a/gpu.auto.tfvars")));
+        assert!(!is_module_file(Path::new("a/prod.tfvars")));
+        assert!(!is_module_file(Path::new("a/x.yaml")));
+    }
+}

@@ -1,0 +1,118 @@
+//! Findings: what a rule reports. Free of any renderer; `report/` turns them into output.
+
+use std::fmt;
+use std::ops::Range;
+
+use serde::Serialize;
+
+use crate::source::FileId;
+
+/// How serious a finding is. Ordered: `Info < Warning < Error`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Severity {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "info" => Ok(Severity::Info),
+            "warning" => Ok(Severity::Warning),
+            "error" => Ok(Severity::Error),
+            other => Err(format!(
+                "unknown severity `{other}`; expected info, warning or error"
+            )),
+        }
+    }
+}
+
+/// What a rule protects. Each rule has exactly one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Category {
+    /// Money spent on GPUs that do no work.
+    Cost,
+    /// Work lost or services down.
+    Reliability,
+    /// GPUs that run slower than they could.
+    Performance,
+    /// Configuration that cannot work as written (including files that do not parse).
+    Correctness,
+}
+
+impl Category {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Category::Cost => "cost",
+            Category::Reliability => "reliability",
+            Category::Performance => "performance",
+            Category::Correctness => "correctness",
+        }
+    }
+
+    /// The default severities a rule of this category may have. A cost or performance trap
+    /// is never an error by default (it wastes money, it does not break anything); a
+    /// correctness problem is never merely informational.
+    pub fn allowed_severities(self) -> &'static [Severity] {
+        match self {
+            Category::Cost | Category::Performance => &[Severity::Info, Severity::Warning],
+            Category::Reliability => &[Severity::Info, Severity::Warning, Severity::Error],
+            Category::Correctness => &[Severity::Warning, Severity::Error],
+        }
+    }
+}
+
+/// A place in a file. `span: None` means the whole file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub file: FileId,
+    pub span: Option<Range<usize>>,
+    pub text: String,
+}
+
+impl Label {
+    pub fn new(file: FileId, span: Option<Range<usize>>, text: impl Into<String>) -> Self {
+        Label {
+            file,
+            span,
+            text: text.into(),
+        }
+    }
+}
+
+/// One problem found by one rule.
+#[derive(Clone, Debug)]
+pub struct Finding {
+    /// The rule id, e.g. `missing-auto-shutdown`.
+    pub rule: &'static str,
+    pub severity: Severity,
+    /// What is wrong: lower-case start, no trailing period.
+    pub message: String,
+    /// What to do about it.
+    pub help: String,
+    /// What the finding is about: `aws_instance.trainer`, `Deployment/vllm`, or the file.
+    pub subject: String,
+    pub primary: Label,
+    /// Related places, possibly in other files.
+    pub secondary: Vec<Label>,
+}

@@ -1,0 +1,16 @@
+//! gpulint: a policy-as-code linter for GPU infrastructure.
+//!
+//! The pipeline (DESIGN.md): discover → parse → lower → model → rules → filter → report.
+
+pub mod catalog;
+pub mod cli;
+pub mod discover;
+pub mod filter;
+pub mod finding;
+pub mod lint;
+pub mod lower;
+pub mod model;
+pub mod parse;
+pub mod report;
+pub mod rules;
+pub mod source;

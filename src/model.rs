@@ -1,0 +1,252 @@
+//! The provider-agnostic inventory of GPU infrastructure that rules read.
+//!
+//! Lowerers fill it; rules only read it. Every value carries the span it came from, and a
+//! value gpulint could not evaluate is [`Value::Unknown`]: rules never guess from it.
+
+use std::ops::Range;
+
+use crate::catalog::{Gpu, Interconnect};
+use crate::source::FileId;
+
+/// A byte range in one file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub file: FileId,
+    pub range: Range<usize>,
+}
+
+impl Span {
+    pub fn new(file: FileId, range: Range<usize>) -> Self {
+        Span { file, range }
+    }
+}
+
+/// A value as gpulint knows it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value<T> {
+    /// Evaluated, from the source at this span.
+    Known(T, Span),
+    /// Written at this span, but not evaluable here (a data source, a variable without a
+    /// default, a function gpulint does not implement).
+    Unknown(Span),
+    /// Not written at all: the provider's default applies.
+    Absent,
+}
+
+impl<T> Value<T> {
+    pub fn known(&self) -> Option<&T> {
+        match self {
+            Value::Known(v, _) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn span(&self) -> Option<&Span> {
+        match self {
+            Value::Known(_, s) | Value::Unknown(s) => Some(s),
+            Value::Absent => None,
+        }
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        matches!(self, Value::Unknown(_))
+    }
+
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Value<U> {
+        match self {
+            Value::Known(v, s) => Value::Known(f(v), s),
+            Value::Unknown(s) => Value::Unknown(s),
+            Value::Absent => Value::Absent,
+        }
+    }
+
+    /// Maps a known value through a fallible conversion; a failed conversion is unknown.
+    pub fn and_then<U>(self, f: impl FnOnce(T) -> Option<U>) -> Value<U> {
+        match self {
+            Value::Known(v, s) => match f(v) {
+                Some(u) => Value::Known(u, s),
+                None => Value::Unknown(s),
+            },
+            Value::Unknown(s) => Value::Unknown(s),
+            Value::Absent => Value::Absent,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Provider {
+    Aws,
+    Gcp,
+    Azure,
+    Kubernetes,
+}
+
+#[derive(Debug, Default)]
+pub struct Inventory {
+    pub capacity: Vec<Capacity>,
+    pub workloads: Vec<Workload>,
+    /// Files (or the parts of them) that did not parse.
+    pub syntax_errors: Vec<SyntaxProblem>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SyntaxProblem {
+    /// The file's name as shown to users.
+    pub subject: String,
+    pub file: FileId,
+    pub offset: usize,
+    pub message: String,
+}
+
+/// Machines that hold GPUs: a VM, a group of VMs, a node pool, a reservation.
+#[derive(Clone, Debug)]
+pub struct Capacity {
+    /// `aws_instance.trainer`, `google_compute_instance.a3`.
+    pub subject: String,
+    pub provider: Provider,
+    pub kind: CapacityKind,
+    /// Where findings about the whole resource point: its header line.
+    pub header: Span,
+    pub machine: Value<Machine>,
+    pub market: Value<Market>,
+    /// Every mechanism found that stops the machine when idle or on a schedule.
+    pub stop: Vec<Stop>,
+    /// Part of the Terraform module this came from did not parse: something absent here
+    /// may be in the broken file, so rules that flag an absence skip it.
+    pub partial: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CapacityKind {
+    /// One VM.
+    Instance,
+}
+
+/// The machine shape and the GPUs on it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    /// The type as written: `p5.48xlarge`, `n1-standard-8`, `Standard_ND96isr_H100_v5`.
+    pub name: String,
+    /// `None` when the machine has no GPU.
+    pub gpus: Option<GpuSet>,
+}
+
+/// Identical GPUs on one machine.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuSet {
+    pub gpu: &'static Gpu,
+    pub count: u32,
+    pub interconnect: Interconnect,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Market {
+    OnDemand,
+    Spot,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stop {
+    pub kind: StopKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopKind {
+    /// An AWS CloudWatch alarm with an EC2 stop or terminate action.
+    StopAlarm,
+    /// GCP `scheduling.max_run_duration`.
+    MaxRunDuration,
+    /// A GCP instance schedule (resource policy with a stop schedule).
+    InstanceSchedule,
+    /// An Azure auto-shutdown schedule.
+    ShutdownSchedule,
+    /// Something that may stop this machine but could not be resolved (an alarm on an
+    /// instance id from a variable, a resource policy named by a variable).
+    Unresolved,
+}
+
+/// Training or inference.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Training,
+    Inference,
+}
+
+/// What runs on GPUs: a Pod, a Deployment, a Job, a training or serving CRD.
+#[derive(Clone, Debug)]
+pub struct Workload {
+    /// `Deployment/vllm` or `Deployment/vllm (namespace ml)`.
+    pub subject: String,
+    pub kind: String,
+    pub name: Option<String>,
+    /// The object, from its first key to its last value.
+    pub span: Span,
+    pub role: Value<Role>,
+    /// One per replica group (a Deployment has one; a PyTorchJob has master and workers).
+    pub pods: Vec<PodShape>,
+}
+
+#[derive(Clone, Debug)]
+pub struct PodShape {
+    /// The replica group: `template`, `Master`, `Worker`.
+    pub group: String,
+    /// The pod spec (`spec.template.spec` or the Pod's `spec`).
+    pub span: Span,
+    /// Pods in the group. `Absent` for a DaemonSet (one per node).
+    pub replicas: Value<u32>,
+    /// GPUs each pod asks for, summed over its containers.
+    pub gpus: Value<GpuRequest>,
+    pub node_selector: Vec<(String, String, Span)>,
+    pub tolerations: Vec<Toleration>,
+    pub volumes: Vec<Volume>,
+    pub containers: Vec<Container>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuRequest {
+    /// The extended resource: `nvidia.com/gpu`, `nvidia.com/mig-1g.10gb`, `amd.com/gpu`.
+    pub resource: String,
+    pub count: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Toleration {
+    pub key: Option<String>,
+    pub value: Option<String>,
+    pub effect: Option<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Volume {
+    pub name: String,
+    pub source: VolumeSource,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum VolumeSource {
+    PersistentClaim(String),
+    EmptyDir { memory: bool },
+    HostPath(String),
+    Csi(String),
+    Other(String),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Container {
+    pub name: String,
+    /// `command` then `args`, as written.
+    pub argv: Vec<String>,
+    pub mounts: Vec<Mount>,
+    pub cpu_request: Value<String>,
+    pub memory_request: Value<String>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mount {
+    pub volume: String,
+    pub path: String,
+}

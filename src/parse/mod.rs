@@ -1,0 +1,112 @@
+//! Text to syntax trees that keep byte spans.
+
+pub mod hcl;
+pub mod yaml;
+
+use std::sync::Arc;
+
+use hcl_edit::structure::Body;
+
+use crate::source::{FileKind, SourceFile};
+
+/// Where and why a file did not parse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// Byte offset into the file's text.
+    pub offset: usize,
+    pub message: String,
+}
+
+/// A file's syntax: what parsed, and the error that stopped the rest.
+#[derive(Debug)]
+pub enum Syntax {
+    Hcl(Body),
+    Yaml(Vec<yaml::YamlDoc>),
+    /// Nothing usable (a syntax error in HCL, or a file that is not text).
+    None,
+}
+
+#[derive(Debug)]
+pub struct Parsed {
+    pub syntax: Syntax,
+    pub error: Option<SyntaxError>,
+}
+
+/// Bytes to text: strips a UTF-8 BOM; text that is not UTF-8, or holds NUL bytes, is
+/// reported rather than parsed. The returned text is what spans index into.
+pub fn decode(bytes: &[u8]) -> (Arc<str>, Option<SyntaxError>) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => match text.find('\0') {
+            Some(nul) => (
+                Arc::from(text),
+                Some(SyntaxError {
+                    offset: nul,
+                    message: "binary content (a NUL byte): not a text file".into(),
+                }),
+            ),
+            None => (Arc::from(text), None),
+        },
+        Err(e) => {
+            let text = String::from_utf8_lossy(bytes);
+            // The lossy copy keeps every valid byte before the first invalid one in place.
+            let offset = e.valid_up_to();
+            (
+                Arc::from(text.as_ref()),
+                Some(SyntaxError {
+                    offset,
+                    message: "the file is not valid UTF-8 text".into(),
+                }),
+            )
+        }
+    }
+}
+
+/// Parses one decoded file by its kind.
+pub fn parse(file: &SourceFile) -> Parsed {
+    match file.kind {
+        FileKind::Terraform | FileKind::TfVars => match hcl::parse(&file.text) {
+            Ok(body) => Parsed {
+                syntax: Syntax::Hcl(body),
+                error: None,
+            },
+            Err(e) => Parsed {
+                syntax: Syntax::None,
+                error: Some(e),
+            },
+        },
+        FileKind::Yaml => {
+            let stream = yaml::parse(file);
+            Parsed {
+                syntax: Syntax::Yaml(stream.docs),
+                error: stream.error,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_is_stripped() {
+        let (text, err) = decode(b"\xEF\xBB\xBFa = 1\n");
+        assert_eq!(&*text, "a = 1\n");
+        assert!(err.is_none());
+    }
+
+    #[test]
+    fn invalid_utf8_points_at_the_first_bad_byte() {
+        let (text, err) = decode(b"ab\ncd\xFFef");
+        let err = err.unwrap();
+        assert_eq!(err.offset, 5);
+        assert!(text.starts_with("ab\ncd"));
+    }
+
+    #[test]
+    fn nul_bytes_mean_binary() {
+        let (_, err) = decode(b"apiVersion: v1\n\0\0\x01");
+        assert!(err.unwrap().message.contains("binary"));
+    }
+}

@@ -1,0 +1,76 @@
+//! `--format json`, exactly the fields of DESIGN.md.
+
+use serde::Serialize;
+
+use super::Counts;
+use crate::finding::Severity;
+use crate::lint::Outcome;
+
+#[derive(Serialize)]
+struct Report<'a> {
+    version: u32,
+    findings: Vec<Finding<'a>>,
+    summary: Summary,
+}
+
+#[derive(Serialize)]
+struct Finding<'a> {
+    rule: &'a str,
+    severity: Severity,
+    message: &'a str,
+    file: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    subject: &'a str,
+    help: &'a str,
+}
+
+#[derive(Serialize)]
+struct Summary {
+    files: usize,
+    findings: usize,
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+}
+
+pub fn render(outcome: &Outcome) -> String {
+    let findings = outcome
+        .findings
+        .iter()
+        .map(|f| {
+            let file = outcome.db.get(f.primary.file);
+            let span = f.primary.span.clone().unwrap_or(0..0);
+            let r = file.region(&span);
+            Finding {
+                rule: f.rule,
+                severity: f.severity,
+                message: &f.message,
+                file: &file.name,
+                line: r.start_line,
+                column: r.start_column,
+                end_line: r.end_line,
+                end_column: r.end_column,
+                subject: &f.subject,
+                help: &f.help,
+            }
+        })
+        .collect();
+    let c = Counts::of(outcome);
+    let report = Report {
+        version: 1,
+        findings,
+        summary: Summary {
+            files: outcome.files_linted(),
+            findings: c.total(),
+            errors: c.errors,
+            warnings: c.warnings,
+            infos: c.infos,
+        },
+    };
+    let mut s = serde_json::to_string_pretty(&report).expect("plain data serializes");
+    s.push('\n');
+    s
+}

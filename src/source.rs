@@ -1,0 +1,246 @@
+//! Source files and offset conversion.
+//!
+//! Every span inside gpulint is a byte range into a file's text. This module is the one
+//! place that turns bytes into lines and columns (1-based, columns in Unicode code points,
+//! as SARIF's `unicodeCodePoints`), so no other stage counts characters.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Index of a file in a [`SourceDb`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u32);
+
+/// What a file holds, decided from its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    /// A Terraform `.tf` file.
+    Terraform,
+    /// A Terraform variables file (`.tfvars`).
+    TfVars,
+    /// A YAML file (Kubernetes manifests).
+    Yaml,
+}
+
+impl FileKind {
+    /// The kind of a file from its name, or `None` when gpulint does not read it.
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let name = path.file_name()?.to_str()?;
+        let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
+        match ext.as_str() {
+            "tf" => Some(FileKind::Terraform),
+            "tfvars" => Some(FileKind::TfVars),
+            "yaml" | "yml" => Some(FileKind::Yaml),
+            _ => None,
+        }
+    }
+}
+
+/// One file's text, with a line index built once and shared by every finding in it.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// The path as shown to users: relative to the working directory where possible.
+    pub name: String,
+    /// The path to read the file from (`None` for stdin).
+    pub path: Option<PathBuf>,
+    pub kind: FileKind,
+    /// The text, BOM removed. For a file that is not UTF-8 this is a lossy copy, so that
+    /// its finding can still show a line.
+    pub text: Arc<str>,
+    /// Whether the user asked for this file (named or found in a named folder). Files read
+    /// only as context, such as the other `.tf` files of a named file's module, are linted
+    /// but their findings are not reported.
+    pub requested: bool,
+    line_starts: Vec<usize>,
+    ascii: bool,
+}
+
+impl SourceFile {
+    pub fn new(
+        name: String,
+        path: Option<PathBuf>,
+        kind: FileKind,
+        text: Arc<str>,
+        requested: bool,
+    ) -> Self {
+        let mut line_starts = vec![0];
+        line_starts.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|(_, b)| *b == b'\n')
+                .map(|(i, _)| i + 1),
+        );
+        let ascii = text.is_ascii();
+        SourceFile {
+            name,
+            path,
+            kind,
+            text,
+            requested,
+            line_starts,
+            ascii,
+        }
+    }
+
+    /// 0-based line index of a byte offset.
+    pub fn line_index(&self, byte: usize) -> usize {
+        match self.line_starts.binary_search(&byte) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        }
+    }
+
+    /// Byte offset where a 0-based line starts.
+    pub fn line_start(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    /// Byte offset just past the end of a 0-based line, including its newline.
+    pub fn line_end(&self, line: usize) -> usize {
+        self.line_starts
+            .get(line + 1)
+            .copied()
+            .unwrap_or(self.text.len())
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// 1-based line and column (in code points) of a byte offset.
+    pub fn line_col(&self, byte: usize) -> (usize, usize) {
+        let byte = self.floor_char_boundary(byte.min(self.text.len()));
+        let line = self.line_index(byte);
+        let start = self.line_starts[line];
+        let col = if self.ascii {
+            byte - start
+        } else {
+            self.text[start..byte].chars().count()
+        };
+        (line + 1, col + 1)
+    }
+
+    /// Byte offset of a 0-based line and 0-based column counted in chars, as YAML markers
+    /// give them. Columns past the end of the line clamp to the line's end.
+    pub fn byte_of_line_char(&self, line: usize, col: usize) -> usize {
+        let start = self.line_start(line);
+        if self.ascii {
+            return (start + col).min(self.line_end(line)).min(self.text.len());
+        }
+        let end = self.line_end(line);
+        self.text[start..end]
+            .char_indices()
+            .nth(col)
+            .map_or(end, |(i, _)| start + i)
+    }
+
+    fn floor_char_boundary(&self, mut byte: usize) -> usize {
+        while !self.text.is_char_boundary(byte) {
+            byte -= 1;
+        }
+        byte
+    }
+
+    /// Start and end (exclusive) positions of a span as 1-based line and column.
+    pub fn region(&self, span: &Range<usize>) -> Region {
+        let (start_line, start_column) = self.line_col(span.start);
+        let (end_line, end_column) = self.line_col(span.end.max(span.start));
+        Region {
+            start_line,
+            start_column,
+            end_line,
+            end_column,
+        }
+    }
+}
+
+/// A span as lines and columns, 1-based; the end is exclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    pub start_line: usize,
+    pub start_column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+/// All files of one run, addressed by [`FileId`].
+#[derive(Debug, Default)]
+pub struct SourceDb {
+    files: Vec<SourceFile>,
+}
+
+impl SourceDb {
+    pub fn add(&mut self, file: SourceFile) -> FileId {
+        let id = FileId(u32::try_from(self.files.len()).expect("fewer than 4 billion files"));
+        self.files.push(file);
+        id
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(text: &str) -> SourceFile {
+        SourceFile::new("t".into(), None, FileKind::Yaml, text.into(), true)
+    }
+
+    #[test]
+    fn line_col_counts_code_points_not_bytes() {
+        let f = file("# ünï\nname: x\n  é: 2\n");
+        assert_eq!(f.line_col(0), (1, 1));
+        let b = f.text.find("name").unwrap();
+        assert_eq!(f.line_col(b), (2, 1));
+        let two = f.text.find('2').unwrap();
+        assert_eq!(f.line_col(two), (3, 6));
+    }
+
+    #[test]
+    fn end_of_file_and_past_end_are_clamped() {
+        let f = file("a\nbc");
+        assert_eq!(f.line_col(4), (2, 3));
+        assert_eq!(f.line_col(99), (2, 3));
+    }
+
+    #[test]
+    fn char_columns_convert_to_bytes() {
+        let f = file("ü: é\nx: 1\n");
+        assert_eq!(f.byte_of_line_char(0, 3), "ü: ".len());
+        assert_eq!(f.byte_of_line_char(1, 3), f.text.find('1').unwrap());
+        // A column past the line end clamps to the end of the line.
+        assert_eq!(f.byte_of_line_char(1, 40), f.text.len());
+    }
+
+    #[test]
+    fn region_end_is_exclusive() {
+        let f = file("resource \"a\" \"b\" {\n}\n");
+        let r = f.region(&(0..20));
+        assert_eq!(
+            (r.start_line, r.start_column, r.end_line, r.end_column),
+            (1, 1, 2, 2)
+        );
+    }
+}
