@@ -111,9 +111,6 @@ pub struct Capacity {
     pub market: Value<Market>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
     pub stop: Vec<Stop>,
-    /// Part of the Terraform module this came from did not parse: something absent here
-    /// may be in the broken file, so rules that flag an absence skip it.
-    pub partial: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use crate::model::{Capacity, CapacityKind, Market, Provider, Stop, StopKind, Val
 pub fn lower(module: &Module<'_>, out: &mut Lowered) {
     let first = out.capacity.len();
     for r in module.resources_of("aws_instance") {
-        out.capacity.push(instance(&r, module.partial));
+        out.capacity.push(instance(&r));
     }
     for alarm in module.resources_of("aws_cloudwatch_metric_alarm") {
         let Some(stop) = stop_action(&alarm) else {
@@ -45,7 +45,7 @@ pub fn lower(module: &Module<'_>, out: &mut Lowered) {
     }
 }
 
-fn instance(r: &Resource<'_>, partial: bool) -> Capacity {
+fn instance(r: &Resource<'_>) -> Capacity {
     let b = &r.block;
     let market = match b.block("instance_market_options") {
         Value::Absent => Value::Absent,
@@ -73,7 +73,6 @@ fn instance(r: &Resource<'_>, partial: bool) -> Capacity {
             .map(|t| instance_machine(Provider::Aws, &t)),
         market,
         stop: Vec::new(),
-        partial,
     }
 }
 

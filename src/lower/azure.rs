@@ -34,7 +34,6 @@ pub fn lower(module: &Module<'_>, out: &mut Lowered) {
                     .map(|s| instance_machine(Provider::Azure, &s)),
                 market,
                 stop: Vec::new(),
-                partial: module.partial,
             });
         }
     }

@@ -45,7 +45,6 @@ pub fn lower(module: &Module<'_>, out: &mut Lowered) {
             machine: machine(b),
             market: market(&scheduling),
             stop,
-            partial: module.partial,
         });
     }
 }

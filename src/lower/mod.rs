@@ -105,8 +105,8 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
             .iter()
             .filter_map(|&id| body(id).map(|body| TfFile { id, body }))
             .collect();
-        let partial = files.len() < folder.tf.len();
-        let module = Module::new(files, &vars, partial);
+        // A file that did not parse adds nothing; it is reported as `parse-error`.
+        let module = Module::new(files, &vars);
         aws::lower(&module, &mut inv);
         gcp::lower(&module, &mut inv);
         azure::lower(&module, &mut inv);

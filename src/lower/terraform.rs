@@ -27,14 +27,12 @@ pub struct TfFile<'a> {
 pub struct Module<'a> {
     pub files: Vec<TfFile<'a>>,
     ctx: Context<'static>,
-    /// Some file of the folder did not parse.
-    pub partial: bool,
 }
 
 impl<'a> Module<'a> {
     /// Builds a module. `var_sources` are tfvars bodies in increasing precedence:
     /// `terraform.tfvars`, `*.auto.tfvars` by name, then `--var-file`s in order.
-    pub fn new(files: Vec<TfFile<'a>>, var_sources: &[&Body], partial: bool) -> Self {
+    pub fn new(files: Vec<TfFile<'a>>, var_sources: &[&Body]) -> Self {
         let empty = Context::new();
         let mut vars = hcl::Map::new();
         let mut declared = Vec::new();
@@ -69,11 +67,7 @@ impl<'a> Module<'a> {
         let mut ctx = Context::new();
         ctx.declare_var("var", hcl::Value::Object(vars));
         resolve_locals(&mut ctx, &files);
-        Module {
-            files,
-            ctx,
-            partial,
-        }
+        Module { files, ctx }
     }
 
     /// Every `resource "TYPE" "NAME"` block of the module.
@@ -362,7 +356,6 @@ resource "aws_instance" "x" {
                 body: &main,
             }],
             &[&tfvars],
-            false,
         );
         let r = m.resource("aws_instance", "x").unwrap();
         assert_eq!(r.block.str("instance_type").known().unwrap(), "p5.48xlarge");
@@ -402,7 +395,6 @@ resource "aws_instance" "x" {
                 body: &main,
             }],
             &[],
-            false,
         );
         let r = m.resources().next().unwrap();
         assert!(r.block.blocks("scheduling").is_unknown());

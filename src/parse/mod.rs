@@ -64,6 +64,23 @@ pub fn decode(bytes: &[u8]) -> (Arc<str>, Option<SyntaxError>) {
 
 /// Parses one decoded file by its kind.
 pub fn parse(file: &SourceFile) -> Parsed {
+    let mut parsed = parse_by_kind(file);
+    if let Some(e) = &mut parsed.error {
+        e.offset = visible_offset(&file.text, e.offset);
+    }
+    parsed
+}
+
+/// Parsers report "unexpected end of input" past the last line, where a snippet shows
+/// nothing; point at the end of the last line with text instead.
+fn visible_offset(text: &str, offset: usize) -> usize {
+    if offset < text.len() {
+        return offset;
+    }
+    text.trim_end().len()
+}
+
+fn parse_by_kind(file: &SourceFile) -> Parsed {
     match file.kind {
         FileKind::Terraform | FileKind::TfVars => match hcl::parse(&file.text) {
             Ok(body) => Parsed {
@@ -88,6 +105,19 @@ pub fn parse(file: &SourceFile) -> Parsed {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_at_the_end_point_at_the_last_line() {
+        let f = SourceFile::new(
+            "t.yaml".into(),
+            None,
+            FileKind::Yaml,
+            "a: [1, 2\n\n".into(),
+            true,
+        );
+        let e = parse(&f).error.unwrap();
+        assert_eq!(f.line_col(e.offset), (1, 9));
+    }
 
     #[test]
     fn bom_is_stripped() {

@@ -35,6 +35,7 @@ pub fn render(outcome: &Outcome, style: &Style) -> String {
     let mut out = String::new();
     for f in &outcome.findings {
         render_finding(&handler, &outcome.db, f, &mut out);
+        out.push('\n');
     }
     let c = Counts::of(outcome);
     let files = plural(outcome.files_linted(), "file");

@@ -15,7 +15,7 @@ pub struct MissingAutoShutdown;
 impl Rule for MissingAutoShutdown {
     fn check(&self, model: &Inventory, cx: &mut RuleContext) {
         for c in &model.capacity {
-            if c.kind != CapacityKind::Instance || c.partial || !c.stop.is_empty() {
+            if c.kind != CapacityKind::Instance || !c.stop.is_empty() {
                 continue;
             }
             let Value::Known(machine, machine_span) = &c.machine else {

@@ -17,7 +17,7 @@ impl Rule for ParseError {
         for e in &model.syntax_errors {
             cx.report(Report {
                 message: format!("the file does not parse: {}", e.message),
-                help: "fix the syntax here; gpulint reads nothing after this point in the file, \
+                help: "fix the file at this point: gpulint reads nothing past it in this file, \
                        and still lints every other file"
                     .into(),
                 subject: e.subject.clone(),
