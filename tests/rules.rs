@@ -2,6 +2,7 @@
 //! registry line, `rules/<id>.md`, `fixtures/<id>/{fires,clean}`), and snapshots every
 //! fixture's findings.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use gpulint::cli::{RulesFormat, rules_listing};
@@ -79,7 +80,7 @@ fn snapshot_text(case: &Path, outcome: &Outcome) -> String {
             .to_string_lossy()
             .replace('\\', "/");
         let bytes = std::fs::read(&f).unwrap();
-        s.push_str(&format!("\n## {rel}\n"));
+        writeln!(s, "\n## {rel}").unwrap();
         match std::str::from_utf8(&bytes) {
             Ok(text) if !text.contains('\0') => {
                 s.push_str("```\n");
@@ -89,7 +90,7 @@ fn snapshot_text(case: &Path, outcome: &Outcome) -> String {
                 }
                 s.push_str("```\n");
             }
-            _ => s.push_str(&format!("({} bytes, not UTF-8 text)\n", bytes.len())),
+            _ => writeln!(s, "({} bytes, not UTF-8 text)", bytes.len()).unwrap(),
         }
     }
     s.push_str("\n# Findings\n\n");
@@ -156,7 +157,7 @@ fn every_rule_has_a_doc_and_fixtures_both_ways() {
         );
         for kind in ["fires", "clean"] {
             let dir = Path::new(ROOT).join("fixtures").join(r.id).join(kind);
-            let cases = std::fs::read_dir(&dir).map(Iterator::count).unwrap_or(0);
+            let cases = std::fs::read_dir(&dir).map_or(0, Iterator::count);
             assert!(
                 cases > 0,
                 "{} has no case in fixtures/{}/{kind}",
@@ -310,7 +311,13 @@ fn every_fixture_snapshot_has_its_fixture() {
         else {
             continue;
         };
-        let path = Path::new(ROOT).join("fixtures").join(case.replace("__", "/"));
-        assert!(path.exists(), "tests/snapshots/{name} has no fixture {}", path.display());
+        let path = Path::new(ROOT)
+            .join("fixtures")
+            .join(case.replace("__", "/"));
+        assert!(
+            path.exists(),
+            "tests/snapshots/{name} has no fixture {}",
+            path.display()
+        );
     }
 }

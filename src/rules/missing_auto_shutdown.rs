@@ -51,9 +51,9 @@ fn message(c: &Capacity, machine: &Machine, gpus: &GpuSet) -> String {
 fn help(provider: Provider) -> &'static str {
     match provider {
         Provider::Aws => {
-            "add an `aws_cloudwatch_metric_alarm` on this instance (`dimensions = { InstanceId = \
-             ... }`) whose `alarm_actions` include `arn:aws:automate:<region>:ec2:stop`; \
-             `instance_initiated_shutdown_behavior` only decides what a shutdown does"
+            "add an `aws_cloudwatch_metric_alarm` whose `dimensions` name this instance and \
+             whose `alarm_actions` include `arn:aws:automate:<region>:ec2:stop`; \
+             `instance_initiated_shutdown_behavior` alone only decides what a shutdown does"
         }
         Provider::Gcp => {
             "set `scheduling { max_run_duration { seconds = ... } }`, or attach a \

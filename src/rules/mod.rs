@@ -1,6 +1,6 @@
 //! Rules: the only place that knows traps. Each reads the model and reports findings.
 //!
-//! Adding a rule touches four places: its file here, one line in [`rules!`] below, its doc
+//! Adding a rule touches four places: its file here, one line in the `rules!` list below, its doc
 //! in `rules/<id>.md`, and its fixtures in `fixtures/<id>/{fires,clean}/`. The contract
 //! test (`tests/rules.rs`) fails when one is missing.
 

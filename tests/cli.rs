@@ -1,0 +1,421 @@
+//! The binary, end to end: what a user runs and sees, with exit codes.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn gpulint(args: &[&str], cwd: &Path, stdin: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
+        .args(args)
+        .current_dir(cwd)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(bytes) = stdin {
+        input.write_all(bytes).unwrap();
+    }
+    drop(input);
+    child.wait_with_output().unwrap()
+}
+
+fn run(args: &[&str]) -> Output {
+    gpulint(args, Path::new(ROOT), None)
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{e}: {}", stdout(o)))
+}
+
+/// (rule, line, column) of every finding.
+fn positions(v: &serde_json::Value) -> Vec<(String, u64, u64)> {
+    v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+                f["column"].as_u64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+const GPU_VM: &str =
+    "resource \"aws_instance\" \"trainer\" {\n  instance_type = \"p5.48xlarge\"\n}\n";
+
+#[test]
+fn examples_human() {
+    let o = run(&["check", "examples/"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    insta::assert_snapshot!(stdout(&o));
+}
+
+#[test]
+fn examples_compact() {
+    let o = run(&["check", "--format", "compact", "examples"]);
+    assert_eq!(o.status.code(), Some(1));
+    insta::assert_snapshot!(stdout(&o));
+}
+
+#[test]
+fn examples_json_has_exactly_the_design_fields() {
+    let o = run(&["check", "--format", "json", "examples/"]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    let mut top: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+    top.sort();
+    assert_eq!(top, ["findings", "summary", "version"]);
+    let mut fields: Vec<_> = v["findings"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    fields.sort();
+    assert_eq!(
+        fields,
+        [
+            "column",
+            "end_column",
+            "end_line",
+            "file",
+            "help",
+            "line",
+            "message",
+            "rule",
+            "severity",
+            "subject"
+        ]
+    );
+    let mut summary: Vec<_> = v["summary"].as_object().unwrap().keys().cloned().collect();
+    summary.sort();
+    assert_eq!(
+        summary,
+        ["errors", "files", "findings", "infos", "warnings"]
+    );
+    insta::assert_snapshot!(stdout(&o));
+}
+
+/// The acceptance case: good .tf, broken .tf, broken YAML and a GPU VM without
+/// shutdown in one folder.
+#[test]
+fn mixed_folder_reports_both_parse_errors_and_the_gpu_vm() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "good.tf",
+        "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.large\"\n}\n",
+    );
+    write(
+        dir.path(),
+        "broken.tf",
+        "resource \"aws_instance\" \"x\" {\n  ami = \n}\n",
+    );
+    write(
+        dir.path(),
+        "broken.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n\tname: x\n",
+    );
+    write(dir.path(), "gpu.tf", GPU_VM);
+    let o = gpulint(&["check", "--format", "json", "."], dir.path(), None);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    let files: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files, ["broken.tf", "broken.yaml", "gpu.tf"]);
+    assert_eq!(
+        positions(&v),
+        [
+            ("parse-error".to_string(), 2, 9),
+            ("parse-error".to_string(), 4, 2),
+            ("missing-auto-shutdown".to_string(), 1, 1),
+        ]
+    );
+    assert_eq!(v["summary"]["files"], 4);
+    assert_eq!(v["summary"]["errors"], 2);
+}
+
+#[test]
+fn a_folder_with_no_gpu_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "main.tf",
+        "resource \"aws_instance\" \"web\" {\n  instance_type = \"t3.large\"\n}\n",
+    );
+    write(
+        dir.path(),
+        "app.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec:\n  containers: [{name: web, image: nginx}]\n",
+    );
+    let o = gpulint(&["check", "."], dir.path(), None);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(stdout(&o), "No findings in 2 files.\n");
+}
+
+/// pre-commit passes one changed file; its module's other files still count.
+#[test]
+fn a_named_tf_file_is_judged_with_its_module() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "infra/instance.tf", GPU_VM);
+    write(
+        dir.path(),
+        "infra/alarms.tf",
+        "resource \"aws_cloudwatch_metric_alarm\" \"idle\" {\n  dimensions    = { InstanceId = aws_instance.trainer.id }\n  alarm_actions = [\"arn:aws:automate:us-east-1:ec2:stop\"]\n}\n",
+    );
+    let o = gpulint(&["check", "infra/instance.tf"], dir.path(), None);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(stdout(&o), "No findings in 1 file.\n");
+
+    // Without the alarm, the finding is reported in the named file only.
+    std::fs::remove_file(dir.path().join("infra/alarms.tf")).unwrap();
+    write(
+        dir.path(),
+        "infra/other.tf",
+        GPU_VM.replace("trainer", "other"),
+    );
+    let o = gpulint(
+        &["check", "--format", "compact", "infra/instance.tf"],
+        dir.path(),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.starts_with("infra/instance.tf:1:1: warning [missing-auto-shutdown]"),
+        "{out}"
+    );
+    assert_eq!(out.lines().count(), 1, "{out}");
+}
+
+#[test]
+fn stdin_is_read_under_its_given_name() {
+    let o = gpulint(
+        &[
+            "check",
+            "--format",
+            "compact",
+            "-",
+            "--stdin-filename",
+            "infra/gpu.tf",
+        ],
+        Path::new(ROOT),
+        Some(GPU_VM.as_bytes()),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).starts_with("infra/gpu.tf:1:1: warning [missing-auto-shutdown]"));
+
+    // Without a name, stdin is YAML (`helm template … | gpulint check -`).
+    let o = gpulint(
+        &["check", "--format", "compact", "-"],
+        Path::new(ROOT),
+        Some(b"a: [1\n"),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        stdout(&o).starts_with("<stdin>:1:6: error [parse-error]"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn var_files_override_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "main.tf",
+        "variable \"type\" { default = \"t3.large\" }\nresource \"aws_instance\" \"x\" {\n  instance_type = var.type\n}\n",
+    );
+    write(dir.path(), "prod.tfvars", "type = \"g6e.48xlarge\"\n");
+    let o = gpulint(&["check", "."], dir.path(), None);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "prod.tfvars is not loaded by itself"
+    );
+    let o = gpulint(
+        &["check", "--var-file", "prod.tfvars", "."],
+        dir.path(),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("8 × NVIDIA L40S"), "{}", stdout(&o));
+}
+
+#[test]
+fn fail_on_select_and_ignore() {
+    let o = run(&["check", "--fail-on", "error", "examples/"]);
+    assert_eq!(o.status.code(), Some(0), "warnings only");
+    let o = run(&["check", "--ignore", "missing-auto-shutdown", "examples/"]);
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["check", "--select", "cost", "examples/"]);
+    assert_eq!(o.status.code(), Some(1));
+    let o = run(&["check", "--select", "correctness", "examples/"]);
+    assert_eq!(o.status.code(), Some(0));
+}
+
+#[test]
+fn output_writes_the_report_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report.json");
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "--output",
+        out.to_str().unwrap(),
+        "examples/",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(out).unwrap()).unwrap();
+    assert_eq!(v["summary"]["findings"], 3);
+}
+
+#[test]
+fn run_failures_exit_2() {
+    let o = run(&["check", "does/not/exist"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot read `does/not/exist`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["check", "--select", "no-such-rule", "examples/"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("unknown rule or category `no-such-rule`"));
+    let o = run(&["check", "--format", "yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["check", "--var-file", "missing.tfvars", "examples/"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = run(&["explain", "no-such-rule"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn explain_prints_the_rule_doc() {
+    let o = run(&["explain", "missing-auto-shutdown"]);
+    assert_eq!(o.status.code(), Some(0));
+    let doc =
+        std::fs::read_to_string(Path::new(ROOT).join("rules/missing-auto-shutdown.md")).unwrap();
+    assert_eq!(stdout(&o), doc);
+}
+
+#[test]
+fn rules_lists_every_rule() {
+    let o = run(&["rules", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    let ids: Vec<&str> = v["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["parse-error", "missing-auto-shutdown"]);
+    let o = run(&["rules"]);
+    insta::assert_snapshot!(stdout(&o));
+}
+
+/// No input makes gpulint panic: each hostile file is a finding (or nothing, when it is
+/// valid), and the GPU VM beside them is still linted.
+#[test]
+fn hostile_files_never_crash_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "empty.tf", "");
+    write(d, "empty.yaml", "");
+    write(d, "bom.tf", b"\xEF\xBB\xBFlocals {\n  a = 1\n}\n");
+    write(
+        d,
+        "bom.yaml",
+        b"\xEF\xBB\xBFapiVersion: v1\nkind: ConfigMap\n",
+    );
+    write(d, "latin1.tf", b"# caf\xE9\nlocals {}\n");
+    write(
+        d,
+        "binary.yaml",
+        b"\x7FELF\x02\x01\x01\x00\x00\x00\x00\x00\x03\x00",
+    );
+    write(d, "deep.yaml", "- ".repeat(100_000) + "x\n");
+    let mut deep_map = String::new();
+    for i in 0..3000 {
+        deep_map.push_str(&" ".repeat(i));
+        deep_map.push_str("k:\n");
+    }
+    write(d, "deep-map.yaml", deep_map);
+    let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+    for (prev, name) in ('a'..='h').zip('b'..='i') {
+        let items = vec![format!("*{prev}"); 10].join(", ");
+        writeln!(bomb, "{name}: &{name} [{items}]").unwrap();
+    }
+    write(d, "bomb.yaml", bomb);
+    write(
+        d,
+        "deep.tf",
+        format!("x = {}1{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+    );
+    write(d, "deep-blocks.tf", "a {\n".repeat(100_000));
+    write(d, "gpu/main.tf", GPU_VM);
+
+    let o = gpulint(&["check", "--format", "json", "."], d, None);
+    let err = stderr(&o);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let v = json(&o);
+    let mut broken: Vec<String> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "parse-error")
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    broken.sort();
+    assert_eq!(
+        broken,
+        [
+            "binary.yaml",
+            "bomb.yaml",
+            "deep-blocks.tf",
+            "deep-map.yaml",
+            "deep.tf",
+            "deep.yaml",
+            "latin1.tf"
+        ]
+    );
+    let gpu = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "missing-auto-shutdown")
+        .count();
+    assert_eq!(gpu, 1);
+}
