@@ -419,3 +419,17 @@ fn hostile_files_never_crash_the_run() {
         .count();
     assert_eq!(gpu, 1);
 }
+
+/// `./infra/a.tf` and `infra/b.tf` are the same folder, hence one module.
+#[test]
+fn one_folder_is_one_module_however_its_files_are_spelled() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "infra/a.tf", GPU_VM);
+    write(
+        dir.path(),
+        "infra/b.tf",
+        "resource \"aws_cloudwatch_metric_alarm\" \"idle\" {\n  dimensions    = { InstanceId = aws_instance.trainer.id }\n  alarm_actions = [\"arn:aws:automate:us-east-1:ec2:stop\"]\n}\n",
+    );
+    let o = gpulint(&["check", "./infra/a.tf", "infra/b.tf"], dir.path(), None);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}

@@ -62,11 +62,14 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
         if var_files.contains(&id) {
             continue;
         }
-        let dir = file
-            .path
-            .as_deref()
-            .and_then(Path::parent)
-            .map_or_else(|| PathBuf::from(&file.name), Path::to_path_buf);
+        // Keyed by the normalised name, so `./infra/a.tf` and `infra/b.tf` share a module;
+        // stdin stands alone.
+        let dir = match &file.path {
+            Some(_) => Path::new(&file.name)
+                .parent()
+                .map_or_else(PathBuf::new, Path::to_path_buf),
+            None => PathBuf::from("\0stdin").join(&file.name),
+        };
         let base = file
             .name
             .rsplit('/')
