@@ -67,16 +67,16 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
         None
     };
 
-    let mut inputs: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
+    // Stdin is one input at most (discovery deduplicates `-`); it carries its bytes.
     let mut stdin_bytes = stdin_bytes;
-    for input in found.inputs {
-        let bytes = if input.path.is_none() {
-            stdin_bytes.take()
-        } else {
-            None
-        };
-        inputs.push((input, bytes));
-    }
+    let mut inputs: Vec<(Input, Option<Vec<u8>>)> = found
+        .inputs
+        .into_iter()
+        .map(|i| {
+            let bytes = i.path.is_none().then(|| stdin_bytes.take()).flatten();
+            (i, bytes)
+        })
+        .collect();
     let cwd = std::env::current_dir().ok();
     let mut var_files = Vec::new();
     for path in &opts.var_files {

@@ -1,11 +1,10 @@
 //! AWS: `aws_instance`, and CloudWatch alarms that stop or terminate instances.
 
-use super::instance_machine;
 use super::terraform::{HOLE, Module, Resource, references, string_shape};
-use crate::model::Inventory as Lowered;
-use crate::model::{Capacity, CapacityKind, Market, Provider, Stop, StopKind, Value};
+use super::{attach_stop, instance_machine};
+use crate::model::{Capacity, CapacityKind, Inventory, Market, Provider, StopKind, Value};
 
-pub fn lower(module: &Module<'_>, out: &mut Lowered) {
+pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let first = out.capacity.len();
     for r in module.resources_of("aws_instance") {
         out.capacity.push(instance(&r));
@@ -22,26 +21,7 @@ pub fn lower(module: &Module<'_>, out: &mut Lowered) {
             .into_iter()
             .filter(|r| r.rtype == "aws_instance")
             .collect();
-        let instances = &mut out.capacity[first..];
-        if targets.is_empty() {
-            // An alarm on an instance id gpulint cannot trace may stop any of them.
-            for c in instances.iter_mut() {
-                c.stop.push(Stop {
-                    kind: StopKind::Unresolved,
-                    span: alarm.header(),
-                });
-            }
-            continue;
-        }
-        for t in targets {
-            let subject = format!("aws_instance.{}", t.name);
-            if let Some(c) = instances.iter_mut().find(|c| c.subject == subject) {
-                c.stop.push(Stop {
-                    kind: stop,
-                    span: alarm.header(),
-                });
-            }
-        }
+        attach_stop(&mut out.capacity[first..], &targets, stop, &alarm.header());
     }
 }
 

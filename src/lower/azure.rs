@@ -1,10 +1,9 @@
 //! Azure: Linux and Windows VMs (and the legacy `azurerm_virtual_machine`), and the
 //! DevTest Labs auto-shutdown schedule that stops them.
 
-use super::instance_machine;
 use super::terraform::{Module, references};
-use crate::model::Inventory as Lowered;
-use crate::model::{Capacity, CapacityKind, Market, Provider, Stop, StopKind, Value};
+use super::{attach_stop, instance_machine};
+use crate::model::{Capacity, CapacityKind, Inventory, Market, Provider, StopKind, Value};
 
 const VMS: [(&str, &str); 3] = [
     ("azurerm_linux_virtual_machine", "size"),
@@ -12,7 +11,7 @@ const VMS: [(&str, &str); 3] = [
     ("azurerm_virtual_machine", "vm_size"),
 ];
 
-pub fn lower(module: &Module<'_>, out: &mut Lowered) {
+pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let first = out.capacity.len();
     for (rtype, size_key) in VMS {
         for r in module.resources_of(rtype) {
@@ -51,23 +50,11 @@ pub fn lower(module: &Module<'_>, out: &mut Lowered) {
             .into_iter()
             .filter(|t| VMS.iter().any(|(rtype, _)| *rtype == t.rtype))
             .collect();
-        let vms = &mut out.capacity[first..];
-        let stop = Stop {
-            kind: if targets.is_empty() {
-                StopKind::Unresolved
-            } else {
-                kind
-            },
-            span: schedule.header(),
-        };
-        for vm in vms.iter_mut() {
-            if targets.is_empty()
-                || targets
-                    .iter()
-                    .any(|t| vm.subject == format!("{}.{}", t.rtype, t.name))
-            {
-                vm.stop.push(stop.clone());
-            }
-        }
+        attach_stop(
+            &mut out.capacity[first..],
+            &targets,
+            kind,
+            &schedule.header(),
+        );
     }
 }

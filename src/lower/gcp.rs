@@ -5,30 +5,27 @@
 use super::instance_machine;
 use super::terraform::{Block, Module, Resource, references};
 use crate::catalog::{Interconnect, catalog};
-use crate::model::Inventory as Lowered;
 use crate::model::{
-    Capacity, CapacityKind, GpuSet, Machine, Market, Provider, Span, Stop, StopKind, Value,
+    Capacity, CapacityKind, GpuSet, Inventory, Machine, Market, Provider, Span, Stop, StopKind,
+    Value,
 };
 
-pub fn lower(module: &Module<'_>, out: &mut Lowered) {
+pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     for r in module.resources_of("google_compute_instance") {
         let b = &r.block;
         let scheduling = b.block("scheduling");
         let mut stop = Vec::new();
         match &scheduling {
             Value::Known(s, _) => {
-                for key in ["max_run_duration", "termination_time"] {
-                    let present = match key {
-                        "max_run_duration" => s.block(key).span().cloned(),
-                        _ => s.span_of(key),
-                    };
-                    if let Some(span) = present {
-                        stop.push(Stop {
-                            kind: StopKind::MaxRunDuration,
-                            span,
-                        });
-                    }
-                }
+                // A run cap or a fixed end time both stop the VM.
+                let caps = [
+                    s.block("max_run_duration").span().cloned(),
+                    s.span_of("termination_time"),
+                ];
+                stop.extend(caps.into_iter().flatten().map(|span| Stop {
+                    kind: StopKind::MaxRunDuration,
+                    span,
+                }));
             }
             Value::Unknown(span) => stop.push(Stop {
                 kind: StopKind::Unresolved,

@@ -12,10 +12,12 @@ use std::path::{Path, PathBuf};
 use hcl_edit::structure::Body;
 
 use crate::catalog::catalog;
-use crate::model::{GpuSet, Inventory, Machine, Provider, SyntaxProblem};
+use crate::model::{
+    Capacity, GpuSet, Inventory, Machine, Provider, Span, Stop, StopKind, SyntaxProblem,
+};
 use crate::parse::{Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb};
-use terraform::{Module, TfFile};
+use terraform::{Module, ResourceRef, TfFile};
 
 /// A machine type looked up in the catalog; `gpus: None` when it has no GPU (or gpulint
 /// does not know it as a GPU type).
@@ -28,6 +30,30 @@ pub fn instance_machine(provider: Provider, name: &str) -> Machine {
     Machine {
         name: name.to_string(),
         gpus,
+    }
+}
+
+/// Attaches a stop mechanism (an alarm, a schedule) to the capacity its `targets`
+/// reference. With no traceable target it may stop any of `capacity`, so each gets it as
+/// [`StopKind::Unresolved`] and rules stay silent rather than guess.
+pub fn attach_stop(
+    capacity: &mut [Capacity],
+    targets: &[ResourceRef],
+    kind: StopKind,
+    span: &Span,
+) {
+    let kind = if targets.is_empty() {
+        StopKind::Unresolved
+    } else {
+        kind
+    };
+    for c in capacity {
+        if targets.is_empty() || targets.iter().any(|t| c.subject == t.subject()) {
+            c.stop.push(Stop {
+                kind,
+                span: span.clone(),
+            });
+        }
     }
 }
 

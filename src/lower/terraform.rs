@@ -269,6 +269,13 @@ pub struct ResourceRef {
     pub span: Range<usize>,
 }
 
+impl ResourceRef {
+    /// `aws_instance.trainer`, as [`Resource::subject`] spells it.
+    pub fn subject(&self) -> String {
+        format!("{}.{}", self.rtype, self.name)
+    }
+}
+
 /// Every resource an expression refers to.
 pub fn references(expr: &Expression) -> Vec<ResourceRef> {
     struct Collect(Vec<ResourceRef>);
