@@ -7,6 +7,7 @@ pub mod cli;
 pub mod discover;
 pub mod filter;
 pub mod finding;
+pub mod fit;
 pub mod lint;
 pub mod lower;
 pub mod model;

@@ -1,0 +1,747 @@
+//! Memory math: does a model fit the GPUs given, for inference and for training?
+//!
+//! Everything is computed in bytes (`f64` internally, whole bytes at the edge); output
+//! formats say GiB or GB explicitly. Formulas and their sources are in
+//! `../shared/reference/memory-math.md`; the section numbers below point there.
+
+// Byte counts and parameter counts stay far below 2^52, where f64 is exact for integers,
+// and every value cast to an unsigned integer is clamped at zero first.
+#![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
+
+pub mod models;
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
+
+use models::ModelSpec;
+
+const ENGINES: &str = include_str!("data/engines.toml");
+
+pub const GIB: f64 = 1_073_741_824.0;
+
+/// Numeric precision of weights or KV cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    Fp32,
+    Fp16,
+    Bf16,
+    Fp8,
+    Int8,
+    Int4,
+}
+
+impl Precision {
+    pub const ALL: [Precision; 6] = [
+        Precision::Fp32,
+        Precision::Fp16,
+        Precision::Bf16,
+        Precision::Fp8,
+        Precision::Int8,
+        Precision::Int4,
+    ];
+
+    /// Nominal bytes per element (§1.1).
+    pub fn bytes(self) -> f64 {
+        match self {
+            Precision::Fp32 => 4.0,
+            Precision::Fp16 | Precision::Bf16 => 2.0,
+            Precision::Fp8 | Precision::Int8 => 1.0,
+            Precision::Int4 => 0.5,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Precision::Fp32 => "fp32",
+            Precision::Fp16 => "fp16",
+            Precision::Bf16 => "bf16",
+            Precision::Fp8 => "fp8",
+            Precision::Int8 => "int8",
+            Precision::Int4 => "int4",
+        }
+    }
+
+    pub fn is_quantized(self) -> bool {
+        self.bytes() < 2.0
+    }
+}
+
+impl fmt::Display for Precision {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A 4-bit format's group metadata, beyond the nominal bits (§1.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Quant {
+    None,
+    Gptq,
+    Awq,
+    Nf4,
+}
+
+#[derive(Deserialize)]
+struct Sourced<T> {
+    #[serde(flatten)]
+    value: T,
+    #[allow(dead_code)]
+    source: String,
+}
+
+#[derive(Deserialize)]
+struct Bytes {
+    bytes: u64,
+}
+
+#[derive(Deserialize)]
+struct Bits {
+    bits: f64,
+}
+
+#[derive(Deserialize)]
+struct Utilization {
+    since: String,
+    value: f64,
+}
+
+#[derive(Deserialize)]
+struct Engines {
+    cuda_context: Sourced<Bytes>,
+    quant: std::collections::HashMap<String, Sourced<Bits>>,
+    vllm_gpu_memory_utilization: Vec<Sourced<Utilization>>,
+}
+
+fn engines() -> &'static Engines {
+    static E: OnceLock<Engines> = OnceLock::new();
+    E.get_or_init(|| toml::from_str(ENGINES).expect("engines.toml is valid (tested)"))
+}
+
+/// CUDA context and library workspaces on each GPU (§3.1).
+pub fn cuda_context_bytes() -> f64 {
+    engines().cuda_context.value.bytes as f64
+}
+
+/// Effective bits per quantized weight.
+pub fn bits_per_weight(precision: Precision, quant: Quant) -> f64 {
+    let name = match (precision, quant) {
+        (Precision::Int4, Quant::Gptq) => "gptq",
+        (Precision::Int4, Quant::Awq) => "awq",
+        (Precision::Int4, Quant::Nf4) => "nf4",
+        _ => return precision.bytes() * 8.0,
+    };
+    engines().quant[name].value.bits
+}
+
+/// vLLM's default `--gpu-memory-utilization` for a release (`0.6.3`, `v0.6.3`), §3.2.
+pub fn vllm_default_utilization(version: Option<&str>) -> f64 {
+    let parse = |v: &str| -> Vec<u64> {
+        v.trim_start_matches('v')
+            .split('.')
+            .map_while(|p| p.parse().ok())
+            .collect()
+    };
+    let rows = &engines().vllm_gpu_memory_utilization;
+    let target = version.map(parse);
+    rows.iter()
+        .rev()
+        .find(|r| target.as_ref().is_none_or(|t| *t >= parse(&r.value.since)))
+        .or(rows.first())
+        .map_or(0.9, |r| r.value.value)
+}
+
+/// Weight bytes (§1). With a known architecture, quantized formats leave the embeddings
+/// (and an untied `lm_head`) in 16-bit; with only a parameter count, every parameter
+/// takes the format's bits.
+pub fn weight_bytes(
+    params: f64,
+    spec: Option<&ModelSpec>,
+    precision: Precision,
+    quant: Quant,
+) -> f64 {
+    let bits = bits_per_weight(precision, quant);
+    match spec {
+        Some(s) if precision.is_quantized() => {
+            let embed = s.embedding_params().min(params);
+            (params - embed) * bits / 8.0 + embed * 2.0
+        }
+        _ => params * bits / 8.0,
+    }
+}
+
+/// KV cache bytes per token for the whole model (§2.1, MLA §2.2).
+pub fn kv_bytes_per_token(spec: &ModelSpec, kv: Precision) -> f64 {
+    let layers = f64::from(spec.layers);
+    match (spec.kv_lora_rank, spec.qk_rope_head_dim) {
+        (Some(rank), rope) => layers * f64::from(rank + rope.unwrap_or(0)) * kv.bytes(),
+        _ => 2.0 * layers * f64::from(spec.kv_heads) * f64::from(spec.head_dim) * kv.bytes(),
+    }
+}
+
+/// KV cache bytes on one GPU for `tokens` cached tokens under tensor parallel `tp` and
+/// pipeline parallel `pp` (§2.4): each rank keeps `max(1, kv/tp)` heads (replicated when
+/// `tp > kv`) of `layers/pp` layers; the MLA latent is replicated on every TP rank.
+pub fn kv_bytes_per_gpu(spec: &ModelSpec, kv: Precision, tokens: f64, tp: u32, pp: u32) -> f64 {
+    let layers = f64::from(spec.layers) / f64::from(pp.max(1));
+    let per_token = if spec.is_mla() {
+        layers
+            * f64::from(spec.kv_lora_rank.unwrap_or(0) + spec.qk_rope_head_dim.unwrap_or(0))
+            * kv.bytes()
+    } else {
+        let heads = spec.kv_heads.div_ceil(tp.max(1)).max(1);
+        2.0 * layers * f64::from(heads) * f64::from(spec.head_dim) * kv.bytes()
+    };
+    per_token * tokens
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Optimizer {
+    Adam,
+    Sgd,
+    Adam8bit,
+}
+
+/// Bytes per parameter of weights, gradients and optimizer states (§4.1). Mixed precision
+/// follows the ZeRO paper (2 + 2 + K; K = 12 for Adam); fp32 training keeps 4-byte
+/// weights and gradients.
+pub fn state_bytes_per_param(optimizer: Optimizer, precision: Precision) -> (f64, f64, f64) {
+    let fp32 = precision == Precision::Fp32;
+    let (w, g) = if fp32 { (4.0, 4.0) } else { (2.0, 2.0) };
+    // The fp32 master copy is part of the optimizer in mixed precision.
+    let master = if fp32 { 0.0 } else { 4.0 };
+    let opt = match optimizer {
+        Optimizer::Adam => 8.0,     // momentum + variance
+        Optimizer::Sgd => 4.0,      // momentum
+        Optimizer::Adam8bit => 2.0, // 8-bit momentum + variance
+    };
+    (w, g, master + opt)
+}
+
+/// Per-GPU model states under ZeRO stage `stage` over `dp` data-parallel ranks (§4.3):
+/// stage 1 shards the optimizer, 2 also the gradients, 3 also the weights (FSDP
+/// `FULL_SHARD` is stage 3).
+pub fn zero_states(states: (f64, f64, f64), params: f64, stage: u8, dp: u32) -> (f64, f64, f64) {
+    let n = f64::from(dp.max(1));
+    let (w, g, o) = (states.0 * params, states.1 * params, states.2 * params);
+    (
+        if stage >= 3 { w / n } else { w },
+        if stage >= 2 { g / n } else { g },
+        if stage >= 1 { o / n } else { o },
+    )
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recompute {
+    None,
+    Selective,
+    Full,
+}
+
+/// Training activations on one GPU (§4.4, Korthikanti et al. Table 2), 16-bit, per layer
+/// `s·b·h·(10 + 24/t + 5·a·s/(h·t))`; selective recomputation drops the attention term,
+/// full recomputation keeps only each layer's input (`2·s·b·h`). Pipeline stages with
+/// 1F1B hold the activations of all layers in total on the first stage.
+#[allow(clippy::many_single_char_names)] // the paper's notation
+pub fn activation_bytes(
+    spec: &ModelSpec,
+    seq: f64,
+    batch: f64,
+    tp: u32,
+    recompute: Recompute,
+) -> f64 {
+    let (s, b, h, a, t) = (
+        seq,
+        batch,
+        spec.hidden as f64,
+        f64::from(spec.heads),
+        f64::from(tp.max(1)),
+    );
+    let per_layer = match recompute {
+        Recompute::None => s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)),
+        Recompute::Selective => s * b * h * (10.0 + 24.0 / t),
+        Recompute::Full => 2.0 * s * b * h,
+    };
+    per_layer * f64::from(spec.layers)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    Full,
+    Lora,
+    Qlora,
+}
+
+/// LoRA adapter parameters (§4.2): rank `r` on the query and value projections, PEFT's
+/// default targets for Llama-style models.
+pub fn lora_params(spec: &ModelSpec, rank: u32) -> f64 {
+    let h = spec.hidden as f64;
+    let q_out = f64::from(spec.heads) * f64::from(spec.head_dim);
+    let v_out = f64::from(spec.kv_heads) * f64::from(spec.head_dim);
+    f64::from(spec.layers) * f64::from(rank) * ((h + q_out) + (h + v_out))
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Training {
+    pub optimizer: Optimizer,
+    pub zero: u8,
+    pub method: Method,
+    pub lora_rank: u32,
+    pub recompute: Recompute,
+}
+
+/// What to estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    pub params: f64,
+    pub spec: Option<&'static ModelSpec>,
+    pub precision: Precision,
+    pub quant: Quant,
+    pub kv_precision: Precision,
+    /// Tokens per sequence (the context). `None`: no KV cache or activations counted.
+    pub context: Option<u64>,
+    pub batch: u64,
+    pub tp: u32,
+    pub pp: u32,
+    /// All GPUs of the job: `tp × pp` for one inference replica; `tp × pp × dp` in training.
+    pub gpus: u32,
+    pub training: Option<Training>,
+}
+
+/// Bytes by component. Serialized with the DESIGN field names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Breakdown {
+    pub weights_bytes: u64,
+    pub kv_cache_bytes: u64,
+    pub gradients_bytes: u64,
+    pub optimizer_bytes: u64,
+    pub activation_bytes: u64,
+    pub overhead_bytes: u64,
+    pub total_bytes: u64,
+}
+
+impl Breakdown {
+    fn new(weights: f64, kv: f64, grads: f64, opt: f64, act: f64, overhead: f64) -> Self {
+        let b = |x: f64| x.max(0.0).ceil() as u64;
+        let parts = [b(weights), b(kv), b(grads), b(opt), b(act), b(overhead)];
+        Breakdown {
+            weights_bytes: parts[0],
+            kv_cache_bytes: parts[1],
+            gradients_bytes: parts[2],
+            optimizer_bytes: parts[3],
+            activation_bytes: parts[4],
+            overhead_bytes: parts[5],
+            total_bytes: parts.iter().sum(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// What the job needs in all GPUs together.
+    pub total: Breakdown,
+    /// What one GPU holds after tensor/pipeline parallel and ZeRO sharding.
+    pub per_gpu: Breakdown,
+    /// What the estimate could not count, in words.
+    pub notes: Vec<String>,
+}
+
+pub fn estimate(r: &Request) -> Estimate {
+    let mut notes = Vec::new();
+    let gpus = r.gpus.max(1);
+    let model_parallel = f64::from(r.tp.max(1) * r.pp.max(1));
+    let overhead = cuda_context_bytes();
+    let tokens = r.context.map(|c| (c * r.batch.max(1)) as f64);
+    if r.spec.is_none() {
+        notes.push(
+            "architecture unknown (the size comes from the name or --params): KV cache and \
+             activations are not counted"
+                .into(),
+        );
+    }
+    let Some(t) = r.training else {
+        let weights = weight_bytes(r.params, r.spec, r.precision, r.quant);
+        let (kv_total, kv_gpu) = match (r.spec, tokens) {
+            (Some(s), Some(n)) => (
+                kv_bytes_per_token(s, r.kv_precision) * n,
+                kv_bytes_per_gpu(s, r.kv_precision, n, r.tp, r.pp),
+            ),
+            _ => (0.0, 0.0),
+        };
+        return Estimate {
+            total: Breakdown::new(weights, kv_total, 0.0, 0.0, 0.0, overhead * f64::from(gpus)),
+            per_gpu: Breakdown::new(weights / model_parallel, kv_gpu, 0.0, 0.0, 0.0, overhead),
+            notes,
+        };
+    };
+
+    let dp = (f64::from(gpus) / model_parallel).floor().max(1.0) as u32;
+    let mp = |x: f64| x / model_parallel;
+    let (total, per_gpu_states) = match t.method {
+        Method::Full => {
+            let states = state_bytes_per_param(t.optimizer, r.precision);
+            let all = zero_states(states, r.params, 0, 1);
+            let mine = zero_states(states, r.params, t.zero, dp);
+            (all, (mp(mine.0), mp(mine.1), mp(mine.2)))
+        }
+        Method::Lora | Method::Qlora => {
+            let Some(spec) = r.spec else {
+                notes.push("LoRA needs a known architecture (--model) to size the adapters".into());
+                return Estimate {
+                    total: Breakdown::default(),
+                    per_gpu: Breakdown::default(),
+                    notes,
+                };
+            };
+            let frozen = if t.method == Method::Qlora {
+                weight_bytes(r.params, Some(spec), Precision::Int4, Quant::Nf4)
+            } else {
+                weight_bytes(r.params, Some(spec), r.precision, Quant::None)
+            };
+            let adapters = lora_params(spec, t.lora_rank);
+            let states = state_bytes_per_param(t.optimizer, Precision::Bf16);
+            let all = zero_states(states, adapters, 0, 1);
+            let mine = zero_states(states, adapters, t.zero, dp);
+            let frozen_mine = if t.zero >= 3 {
+                frozen / f64::from(dp)
+            } else {
+                frozen
+            };
+            (
+                (frozen + all.0, all.1, all.2),
+                (mp(frozen_mine + mine.0), mp(mine.1), mp(mine.2)),
+            )
+        }
+    };
+    let act = match (r.spec, r.context) {
+        (Some(s), Some(c)) => {
+            activation_bytes(s, c as f64, r.batch.max(1) as f64, r.tp, t.recompute)
+        }
+        _ => 0.0,
+    };
+    Estimate {
+        total: Breakdown::new(
+            total.0,
+            0.0,
+            total.1,
+            total.2,
+            act * f64::from(dp),
+            overhead * f64::from(gpus),
+        ),
+        per_gpu: Breakdown::new(
+            per_gpu_states.0,
+            0.0,
+            per_gpu_states.1,
+            per_gpu_states.2,
+            act,
+            overhead,
+        ),
+        notes,
+    }
+}
+
+/// Whether an estimate fits GPUs of `gpu_memory` bytes of which `utilization` may be used.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    pub gpu_memory_bytes: u64,
+    pub usable_bytes: u64,
+    pub fits: bool,
+    /// Bytes missing per GPU (0 when it fits).
+    pub shortfall_bytes: u64,
+}
+
+pub fn verdict(e: &Estimate, gpu_memory: u64, utilization: f64) -> Verdict {
+    let usable = (gpu_memory as f64 * utilization).floor() as u64;
+    let need = e.per_gpu.total_bytes;
+    Verdict {
+        gpu_memory_bytes: gpu_memory,
+        usable_bytes: usable,
+        fits: need <= usable,
+        shortfall_bytes: need.saturating_sub(usable),
+    }
+}
+
+/// `1.5 GiB` / `820 MiB`: binary units, said explicitly.
+pub fn human_bytes(b: u64) -> String {
+    let b = b as f64;
+    if b >= GIB {
+        format!("{:.1} GiB", b / GIB)
+    } else {
+        format!("{:.0} MiB", b / (1024.0 * 1024.0))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Published numbers, compared in the unit each source used (memory-math.md §0).
+    use super::models::{registry, resolve};
+    use super::*;
+
+    fn spec(id: &str) -> &'static ModelSpec {
+        registry().iter().find(|m| m.id == id).unwrap()
+    }
+
+    fn close(got: f64, want: f64, tol: f64) {
+        assert!((got - want).abs() <= tol, "got {got}, want {want} ± {tol}");
+    }
+
+    /// ZeRO paper (arXiv 1910.02054) Fig. 1: Ψ = 7.5B, Nd = 64, mixed-precision Adam,
+    /// decimal GB: 120 / 31.4 / 16.6 / 1.9.
+    #[test]
+    fn zero_paper_7_5b_example() {
+        let states = state_bytes_per_param(Optimizer::Adam, Precision::Bf16);
+        close(states.0 + states.1 + states.2, 16.0, 0.0);
+        close(states.2, 12.0, 0.0);
+        let gb = |stage| {
+            let (w, g, o) = zero_states(states, 7.5e9, stage, 64);
+            (w + g + o) / 1e9
+        };
+        close(gb(0), 120.0, 0.05);
+        close(gb(1), 31.4, 0.05);
+        close(gb(2), 16.6, 0.05);
+        close(gb(3), 1.9, 0.05);
+    }
+
+    /// ZeRO paper Table 1, Nd = 1024, 1T parameters: ZeRO-3 = 15.6 GB.
+    #[test]
+    fn zero_paper_trillion_parameters() {
+        let states = state_bytes_per_param(Optimizer::Adam, Precision::Bf16);
+        let (w, g, o) = zero_states(states, 1e12, 3, 1024);
+        close((w + g + o) / 1e9, 15.6, 0.05);
+    }
+
+    /// NVIDIA inference blog: Llama 2 7B, 16-bit, batch 1, 4096 tokens: "~2 GB" = 2 GiB.
+    #[test]
+    fn kv_llama2_7b_nvidia_blog() {
+        let s = spec("meta-llama/Llama-2-7b-hf");
+        close(kv_bytes_per_token(s, Precision::Fp16), 524_288.0, 0.0);
+        close(
+            kv_bytes_per_token(s, Precision::Fp16) * 4096.0,
+            2.0 * GIB,
+            0.0,
+        );
+    }
+
+    /// Databricks Table 3: Llama-2-70B, 1024 tokens, GiB: 0.312 (batch 1), 20 (batch 64);
+    /// Int8 halves it.
+    #[test]
+    fn kv_llama2_70b_databricks() {
+        let s = spec("meta-llama/Llama-2-70b-hf");
+        let one = kv_bytes_per_token(s, Precision::Fp16) * 1024.0 / GIB;
+        close(one, 0.312, 0.001);
+        close(one * 64.0, 20.0, 0.001);
+        close(
+            kv_bytes_per_token(s, Precision::Int8) * 1024.0 / GIB,
+            0.156,
+            0.001,
+        );
+    }
+
+    /// HF Llama 3.1 blog KV table (GiB labelled GB): 8B at 1024 tokens = 0.125.
+    #[test]
+    fn kv_llama31_8b_hf_blog() {
+        let s = spec("meta-llama/Llama-3.1-8B");
+        close(
+            kv_bytes_per_token(s, Precision::Bf16) * 1024.0 / GIB,
+            0.125,
+            0.0,
+        );
+    }
+
+    /// DeepSeek-V3 MLA: 61 × 576 × 2 = 70,272 B/token; 128K tokens = 8.58 GiB, replicated
+    /// on every TP rank.
+    #[test]
+    fn kv_deepseek_mla() {
+        let s = spec("deepseek-ai/DeepSeek-V3");
+        close(kv_bytes_per_token(s, Precision::Bf16), 70_272.0, 0.0);
+        close(kv_bytes_per_token(s, Precision::Fp8), 35_136.0, 0.0);
+        let per_gpu = kv_bytes_per_gpu(s, Precision::Bf16, 131_072.0, 8, 1);
+        close(per_gpu / GIB, 8.58, 0.005);
+    }
+
+    /// vLLM replicates KV heads when tp > kv heads (§2.4); pipeline stages split layers.
+    #[test]
+    fn kv_under_parallelism() {
+        let s = spec("meta-llama/Llama-3.1-70B"); // 8 KV heads
+        let full = kv_bytes_per_token(s, Precision::Bf16);
+        close(
+            kv_bytes_per_gpu(s, Precision::Bf16, 1.0, 4, 1),
+            full / 4.0,
+            0.0,
+        );
+        close(
+            kv_bytes_per_gpu(s, Precision::Bf16, 1.0, 8, 1),
+            full / 8.0,
+            0.0,
+        );
+        close(
+            kv_bytes_per_gpu(s, Precision::Bf16, 1.0, 16, 1),
+            full / 8.0,
+            0.0,
+        );
+        close(
+            kv_bytes_per_gpu(s, Precision::Bf16, 1.0, 1, 2),
+            full / 2.0,
+            0.0,
+        );
+    }
+
+    /// HF Llama 3.1 blog weight table, nominal P, decimal GB: 8B → 16, 70B → 140,
+    /// 405B → 810 (bf16); FP8 70B → 70; INT4 → 4 / 35 / 203.
+    #[test]
+    fn weights_hf_llama31_blog() {
+        let gb = |p: f64, prec| weight_bytes(p, None, prec, Quant::None) / 1e9;
+        close(gb(8e9, Precision::Bf16), 16.0, 0.0);
+        close(gb(70e9, Precision::Bf16), 140.0, 0.0);
+        close(gb(405e9, Precision::Bf16), 810.0, 0.0);
+        close(gb(70e9, Precision::Fp8), 70.0, 0.0);
+        close(gb(8e9, Precision::Int4), 4.0, 0.0);
+        close(gb(70e9, Precision::Int4), 35.0, 0.0);
+        close(gb(405e9, Precision::Int4), 203.0, 0.5);
+    }
+
+    /// HF Mixtral blog: 46.7B total → fp16 "> 90 GB", 8-bit "> 45 GB", 4-bit "> 23 GB".
+    #[test]
+    fn weights_mixtral_hf_blog() {
+        let p = spec("mistralai/Mixtral-8x7B-v0.1").params;
+        let gb = |prec| weight_bytes(p, None, prec, Quant::None) / 1e9;
+        assert!(gb(Precision::Fp16) > 90.0 && gb(Precision::Fp16) < 95.0);
+        assert!(gb(Precision::Int8) > 45.0 && gb(Precision::Int8) < 47.5);
+        assert!(gb(Precision::Int4) > 23.0 && gb(Precision::Int4) < 24.0);
+    }
+
+    /// Group overhead (§1.2): GPTQ/AWQ g128 ≈ 4.16 bpw; NF4 + double quant = 4.127 bpw.
+    #[test]
+    fn quantization_overhead() {
+        close(bits_per_weight(Precision::Int4, Quant::Gptq), 4.16, 0.005);
+        close(bits_per_weight(Precision::Int4, Quant::Awq), 4.16, 0.005);
+        close(bits_per_weight(Precision::Int4, Quant::Nf4), 4.127, 0.0005);
+        close(bits_per_weight(Precision::Int4, Quant::None), 4.0, 0.0);
+        // With a known architecture the embeddings stay 16-bit.
+        let s = spec("meta-llama/Llama-3.1-70B");
+        let fp8 = weight_bytes(s.params, Some(s), Precision::Fp8, Quant::None);
+        close(
+            fp8,
+            s.params - s.embedding_params() + 2.0 * s.embedding_params(),
+            1.0,
+        );
+    }
+
+    /// LoRA paper §4.2: GPT-3 175B with frozen fp16 weights ≈ 350 GB.
+    #[test]
+    fn lora_frozen_weights() {
+        close(
+            weight_bytes(175e9, None, Precision::Fp16, Quant::None) / 1e9,
+            350.0,
+            0.0,
+        );
+    }
+
+    /// Korthikanti et al. §4: no parallelism, no recomputation = s·b·h·(34 + 5as/h) per
+    /// layer; full recomputation = 2·s·b·h.
+    #[test]
+    fn megatron_activations() {
+        let s = spec("meta-llama/Llama-2-7b-hf");
+        let (seq, b, h, a) = (2048.0, 1.0, 4096.0, 32.0);
+        let per_layer = seq * b * h * (34.0 + 5.0 * a * seq / h);
+        close(
+            activation_bytes(s, seq, b, 1, Recompute::None),
+            per_layer * 32.0,
+            1.0,
+        );
+        close(
+            activation_bytes(s, seq, b, 1, Recompute::Selective),
+            seq * b * h * 34.0 * 32.0,
+            1.0,
+        );
+        close(
+            activation_bytes(s, seq, b, 1, Recompute::Full),
+            2.0 * seq * b * h * 32.0,
+            1.0,
+        );
+    }
+
+    #[test]
+    fn vllm_default_utilization_is_version_aware() {
+        assert!((vllm_default_utilization(None) - 0.9).abs() < 1e-9);
+        assert!((vllm_default_utilization(Some("v0.6.4")) - 0.9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn inference_estimate_divides_by_tensor_parallel() {
+        let r = resolve("meta-llama/Llama-3.1-70B-Instruct").unwrap();
+        let req = Request {
+            params: r.params,
+            spec: r.spec,
+            precision: Precision::Bf16,
+            quant: Quant::None,
+            kv_precision: Precision::Bf16,
+            context: Some(8192),
+            batch: 1,
+            tp: 4,
+            pp: 1,
+            gpus: 4,
+            training: None,
+        };
+        let e = estimate(&req);
+        assert_eq!(e.total.weights_bytes, 141_100_000_000);
+        assert_eq!(e.per_gpu.weights_bytes, 35_275_000_000);
+        assert_eq!(e.total.kv_cache_bytes, 327_680 * 8192);
+        assert_eq!(e.per_gpu.kv_cache_bytes, 327_680 * 8192 / 4);
+        assert_eq!(e.total.overhead_bytes, 4 * (1 << 30));
+        let sum = e.per_gpu.weights_bytes + e.per_gpu.kv_cache_bytes + e.per_gpu.overhead_bytes;
+        assert_eq!(e.per_gpu.total_bytes, sum);
+    }
+
+    #[test]
+    fn training_estimate_follows_zero() {
+        let req = Request {
+            params: 7.5e9,
+            spec: None,
+            precision: Precision::Bf16,
+            quant: Quant::None,
+            kv_precision: Precision::Bf16,
+            context: None,
+            batch: 1,
+            tp: 1,
+            pp: 1,
+            gpus: 64,
+            training: Some(Training {
+                optimizer: Optimizer::Adam,
+                zero: 1,
+                method: Method::Full,
+                lora_rank: 8,
+                recompute: Recompute::None,
+            }),
+        };
+        let e = estimate(&req);
+        assert_eq!(
+            e.total.weights_bytes + e.total.gradients_bytes + e.total.optimizer_bytes,
+            120_000_000_000
+        );
+        let states =
+            e.per_gpu.weights_bytes + e.per_gpu.gradients_bytes + e.per_gpu.optimizer_bytes;
+        close(states as f64 / 1e9, 31.4, 0.05);
+        assert_eq!(e.per_gpu.activation_bytes, 0, "no context given");
+    }
+
+    #[test]
+    fn verdict_reports_the_shortfall() {
+        let e = Estimate {
+            total: Breakdown::default(),
+            per_gpu: Breakdown::new(30e9, 0.0, 0.0, 0.0, 0.0, 0.0),
+            notes: Vec::new(),
+        };
+        let v = verdict(&e, 24_000_000_000, 0.9);
+        assert!(!v.fits);
+        assert_eq!(v.usable_bytes, 21_600_000_000);
+        assert_eq!(v.shortfall_bytes, 8_400_000_000);
+        assert!(verdict(&e, 40_000_000_000, 0.9).fits);
+    }
+}
