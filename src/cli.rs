@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::finding::Severity;
+use crate::fit::plan::Query;
+use crate::fit::{Method, Optimizer, Precision, Recompute};
 use crate::lint::{Options, lint};
 use crate::report;
 use crate::rules::{RULES, rule};
@@ -38,6 +40,81 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = RulesFormat::Text)]
         format: RulesFormat,
     },
+    /// Does a model fit, and where? Memory for inference or training.
+    Fit(Box<FitArgs>),
+    /// List or look up GPUs and instance types.
+    Catalog {
+        /// A GPU or instance type name, or part of one (case-insensitive).
+        query: Option<String>,
+        #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+        format: OutputFormat,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Human,
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+#[allow(clippy::struct_excessive_bools)]
+pub struct FitArgs {
+    /// A model name: a Hugging Face id or a variant (`meta-llama/Llama-3.1-70B-Instruct`).
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Parameters instead of a model: `70B`, `7.5e9`.
+    #[arg(long, value_name = "N")]
+    pub params: Option<String>,
+    /// Weight precision (default: what the name says, else the checkpoint's dtype).
+    #[arg(long, value_enum)]
+    pub precision: Option<Precision>,
+    /// KV cache precision (default: the model's 16-bit dtype, as vLLM's `auto`).
+    #[arg(long, value_enum)]
+    pub kv_precision: Option<Precision>,
+    /// Tokens per sequence (default for inference: the model's maximum context).
+    #[arg(long, value_name = "TOKENS")]
+    pub context: Option<u64>,
+    /// Sequences at once (inference) or micro-batch size (training); default 1.
+    #[arg(long, value_name = "N")]
+    pub batch: Option<u64>,
+    /// Estimate training instead of inference.
+    #[arg(long)]
+    pub training: bool,
+    #[arg(long, value_enum, requires = "training")]
+    pub optimizer: Option<Optimizer>,
+    /// ZeRO stage 0-3 across the data-parallel GPUs (FSDP FULL_SHARD = 3).
+    #[arg(long, value_name = "STAGE", requires = "training")]
+    pub zero: Option<u8>,
+    /// Full fine-tuning, LoRA or QLoRA.
+    #[arg(long, value_enum, requires = "training")]
+    pub method: Option<Method>,
+    /// LoRA rank on the query and value projections (default 8).
+    #[arg(long, value_name = "R", requires = "training")]
+    pub lora_rank: Option<u32>,
+    /// Activation recomputation.
+    #[arg(long, value_enum, requires = "training")]
+    pub recompute: Option<Recompute>,
+    /// GPUs in the job (with --gpu; an instance type implies its count).
+    #[arg(long, value_name = "N")]
+    pub gpus: Option<u32>,
+    /// Tensor parallel size (default: all GPUs for inference, 1 for training).
+    #[arg(long, value_name = "N")]
+    pub tp: Option<u32>,
+    /// Pipeline parallel size (default 1).
+    #[arg(long, value_name = "N")]
+    pub pp: Option<u32>,
+    /// Check against this GPU model (`h100`, `nvidia-l4`, `NVIDIA-A100-SXM4-80GB`).
+    #[arg(long, value_name = "MODEL")]
+    pub gpu: Option<String>,
+    /// Check against this instance type (`p5.48xlarge`, `a3-highgpu-8g`, `g6.xlarge`).
+    #[arg(long, value_name = "TYPE")]
+    pub instance: Option<String>,
+    /// Share of each GPU's memory the server may use (default: vLLM's, 0.9).
+    #[arg(long, value_name = "FRACTION")]
+    pub gpu_memory_utilization: Option<f64>,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
 }
 
 #[derive(clap::Args, Debug)]
@@ -136,7 +213,64 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             print!("{}", rules_listing(format));
             Ok(ExitCode::SUCCESS)
         }
+        Command::Fit(args) => fit(&args),
+        Command::Catalog { query, format } => {
+            let out = match format {
+                OutputFormat::Human => report::catalog::human(query.as_deref()),
+                OutputFormat::Json => report::catalog::json(query.as_deref()),
+            };
+            match out {
+                Some(text) => {
+                    print!("{text}");
+                    Ok(ExitCode::SUCCESS)
+                }
+                None => Err(format!(
+                    "nothing in the catalog matches `{}`",
+                    query.unwrap_or_default()
+                )),
+            }
+        }
     }
+}
+
+fn fit(a: &FitArgs) -> Result<ExitCode, String> {
+    let plan = crate::fit::plan::plan(&Query {
+        model: a.model.clone(),
+        params: a.params.clone(),
+        precision: a.precision,
+        kv_precision: a.kv_precision,
+        context: a.context,
+        batch: a.batch,
+        training: a.training,
+        optimizer: a.optimizer,
+        zero: a.zero,
+        method: a.method,
+        lora_rank: a.lora_rank,
+        recompute: a.recompute,
+        gpus: a.gpus,
+        tp: a.tp,
+        pp: a.pp,
+        gpu: a.gpu.clone(),
+        instance: a.instance.clone(),
+        utilization: a.gpu_memory_utilization,
+    })?;
+    print!(
+        "{}",
+        match a.format {
+            OutputFormat::Human => report::fit::human(&plan),
+            OutputFormat::Json => report::fit::json(&plan),
+        }
+    );
+    // Against given GPUs, `fit` is an assertion: 1 when the job does not fit.
+    let fits = plan
+        .target
+        .as_ref()
+        .is_none_or(|t| plan.verdict_on(t.gpu, t.count).fits);
+    Ok(if fits {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn check(args: &CheckArgs) -> Result<ExitCode, String> {

@@ -81,6 +81,17 @@ pub enum Provider {
     Kubernetes,
 }
 
+impl Provider {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Aws => "aws",
+            Provider::Gcp => "gcp",
+            Provider::Azure => "azure",
+            Provider::Kubernetes => "kubernetes",
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Inventory {
     pub capacity: Vec<Capacity>,

@@ -433,3 +433,166 @@ fn one_folder_is_one_module_however_its_files_are_spelled() {
     let o = gpulint(&["check", "./infra/a.tf", "infra/b.tf"], dir.path(), None);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
 }
+
+#[test]
+fn fit_lists_where_a_70b_fp8_model_fits() {
+    let o = run(&[
+        "fit",
+        "--model",
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "--precision",
+        "fp8",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("context 131,072 × batch 1"),
+        "the model's own context: {out}"
+    );
+    assert!(
+        out.contains("p5.48xlarge") && out.contains("a3-highgpu-8g"),
+        "{out}"
+    );
+    assert!(!out.contains("g6.xlarge,"), "one L4 cannot hold it: {out}");
+    insta::assert_snapshot!(out);
+}
+
+#[test]
+fn fit_on_an_instance_that_is_too_small_says_by_how_much() {
+    let o = run(&[
+        "fit",
+        "--model",
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "--precision",
+        "fp8",
+        "--instance",
+        "g6.xlarge",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "does not fit");
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "✗ does not fit: needs 108.7 GiB per GPU, 88.5 GiB more than the 20.1 GiB usable"
+        ),
+        "{out}"
+    );
+
+    let o = run(&[
+        "fit",
+        "--model",
+        "meta-llama/Llama-3.1-70B-Instruct",
+        "--precision",
+        "fp8",
+        "--instance",
+        "g6.xlarge",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let v = json(&o);
+    for key in [
+        "weights_bytes",
+        "kv_cache_bytes",
+        "gradients_bytes",
+        "optimizer_bytes",
+        "activation_bytes",
+        "overhead_bytes",
+        "total_bytes",
+        "gpu_memory_bytes",
+        "usable_bytes",
+        "fits",
+    ] {
+        assert!(v.get(key).is_some(), "missing {key}: {v}");
+        if key.ends_with("_bytes") && key != "gpu_memory_bytes" && key != "usable_bytes" {
+            assert!(v["per_gpu"].get(key).is_some(), "per_gpu lacks {key}");
+        }
+    }
+    assert_eq!(v["fits"], false);
+    assert_eq!(v["gpu_memory_bytes"], 22_888u64 * 1024 * 1024);
+    assert_eq!(v["kv_cache_bytes"], 327_680u64 * 131_072);
+    assert_eq!(v["instance"], "g6.xlarge");
+}
+
+#[test]
+fn fit_training_reproduces_the_zero_paper() {
+    let o = run(&[
+        "fit",
+        "--params",
+        "7.5B",
+        "--training",
+        "--zero",
+        "1",
+        "--gpus",
+        "64",
+        "--gpu",
+        "h100",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let v = json(&o);
+    let p = &v["per_gpu"];
+    let states = p["weights_bytes"].as_u64().unwrap()
+        + p["gradients_bytes"].as_u64().unwrap()
+        + p["optimizer_bytes"].as_u64().unwrap();
+    assert_eq!(states, 31_406_250_000, "ZeRO-1, Nd = 64: 31.4 GB");
+    assert_eq!(v["activation_bytes"], 0, "no batch and context given");
+    assert_eq!(v["mode"], "training");
+}
+
+#[test]
+fn fit_usage_errors_exit_2() {
+    for args in [
+        &["fit"][..],
+        &["fit", "--model", "acme/mystery"],
+        &["fit", "--params", "7B", "--instance", "no-such-type"],
+        &[
+            "fit", "--params", "7B", "--gpu", "h100", "--gpus", "2", "--tp", "4",
+        ],
+        &["fit", "--params", "7B", "--zero", "1"],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn catalog_lookups_show_facts_with_sources() {
+    for q in ["p5.48xlarge", "g5.48xlarge", "nvidia-l4"] {
+        let o = run(&["catalog", q]);
+        assert_eq!(o.status.code(), Some(0));
+        let out = stdout(&o);
+        assert!(out.contains("source"), "{q}: {out}");
+        insta::assert_snapshot!(format!("catalog_{q}"), out);
+    }
+    let o = run(&["catalog", "no-such-thing"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn catalog_json_has_the_design_fields() {
+    let o = run(&["catalog", "--format", "json"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v = json(&o);
+    let gpu = &v["gpus"][0];
+    for key in ["name", "architecture", "memory_bytes", "nvlink", "year"] {
+        assert!(gpu.get(key).is_some(), "gpus[].{key}");
+    }
+    let p5 = v["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "p5.48xlarge")
+        .unwrap();
+    assert_eq!(p5["provider"], "aws");
+    assert_eq!(p5["gpu"], "h100");
+    assert_eq!(p5["gpu_count"], 8);
+    assert_eq!(p5["interconnect"], "nvlink");
+    let g5 = v["instances"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "g5.48xlarge")
+        .unwrap();
+    assert_eq!(g5["interconnect"], "pcie");
+}

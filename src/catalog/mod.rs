@@ -36,7 +36,7 @@ pub struct Gpu {
     pub year: Option<u16>,
     /// The vendor figure, decimal GB.
     pub memory_gb: f64,
-    /// What the cloud API or driver reports, where it differs from the vendor figure.
+    /// Per-GPU memory as cloud APIs report it (MiB), where known.
     pub usable_mib: Option<u64>,
     /// NVLink generation, absent when the GPU has none.
     pub nvlink: Option<u8>,
@@ -45,6 +45,13 @@ pub struct Gpu {
 }
 
 impl Gpu {
+    /// Memory a workload can count on: the API figure where known, else the vendor figure
+    /// read as decimal bytes (the smaller reading of "GB").
+    pub fn usable_bytes(&self) -> u64 {
+        self.usable_mib
+            .map_or_else(|| self.memory_bytes(), |mib| mib * 1024 * 1024)
+    }
+
     /// Memory in bytes by the vendor figure.
     pub fn memory_bytes(&self) -> u64 {
         // Catalog figures are small positive numbers (tested), so the cast is exact.
@@ -172,6 +179,14 @@ impl Catalog {
         self.gpu_by_name
             .get(&name.trim().to_ascii_lowercase())
             .copied()
+    }
+
+    /// An instance type of any provider by its API name (names do not collide across
+    /// clouds: `p5.48xlarge`, `a3-highgpu-8g`, `Standard_ND96isr_H100_v5`).
+    pub fn instance_any(&self, name: &str) -> Option<&InstanceType> {
+        [Provider::Aws, Provider::Gcp, Provider::Azure]
+            .into_iter()
+            .find_map(|p| self.instance(p, name))
     }
 
     /// An instance type of one provider by its API name, case-insensitively.

@@ -9,6 +9,7 @@
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
 pub mod models;
+pub mod plan;
 
 use std::fmt;
 use std::sync::OnceLock;
@@ -22,7 +23,7 @@ const ENGINES: &str = include_str!("data/engines.toml");
 pub const GIB: f64 = 1_073_741_824.0;
 
 /// Numeric precision of weights or KV cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Deserialize, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
     Fp32,
@@ -198,7 +199,7 @@ pub fn kv_bytes_per_gpu(spec: &ModelSpec, kv: Precision, tokens: f64, tp: u32, p
     per_token * tokens
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Optimizer {
     Adam,
@@ -235,7 +236,7 @@ pub fn zero_states(states: (f64, f64, f64), params: f64, stage: u8, dp: u32) -> 
     )
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Recompute {
     None,
@@ -270,7 +271,7 @@ pub fn activation_bytes(
     per_layer * f64::from(spec.layers)
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     Full,

@@ -1,6 +1,8 @@
 //! Output formats. Each turns an [`Outcome`] into text; nothing here decides what to report.
 
+pub mod catalog;
 pub mod compact;
+pub mod fit;
 pub mod human;
 pub mod json;
 

@@ -1,0 +1,230 @@
+//! `gpulint catalog`: GPUs and instance types, with where each fact comes from.
+
+use std::fmt::Write;
+
+use serde_json::{Value, json};
+
+use crate::catalog::{Gpu, InstanceType, catalog};
+use crate::fit::human_bytes;
+
+/// What a query selects: an exact instance type, an exact GPU (with the instance types
+/// that carry it), or every GPU and instance type whose name contains the query.
+struct Selection {
+    exact: bool,
+    gpus: Vec<&'static Gpu>,
+    instances: Vec<&'static InstanceType>,
+}
+
+/// `None` when nothing matches.
+fn select(query: Option<&str>) -> Option<Selection> {
+    let (exact, gpus, instances) = select_parts(query)?;
+    Some(Selection {
+        exact,
+        gpus,
+        instances,
+    })
+}
+
+type Parts = (bool, Vec<&'static Gpu>, Vec<&'static InstanceType>);
+
+fn select_parts(query: Option<&str>) -> Option<Parts> {
+    let c = catalog();
+    let Some(q) = query.map(str::to_ascii_lowercase) else {
+        return Some((false, c.gpus.clone(), c.instances.iter().collect()));
+    };
+    if let Some(i) = c.instance_any(&q) {
+        return Some((true, Vec::new(), vec![i]));
+    }
+    if let Some(g) = c.gpu(&q) {
+        let on: Vec<_> = c.instances.iter().filter(|i| i.gpu.id == g.id).collect();
+        return Some((true, vec![g], on));
+    }
+    let gpus: Vec<_> = c
+        .gpus
+        .iter()
+        .copied()
+        .filter(|g| {
+            std::iter::once(&g.id)
+                .chain(std::iter::once(&g.name))
+                .chain(&g.aliases)
+                .any(|n| n.to_ascii_lowercase().contains(&q))
+        })
+        .collect();
+    let instances: Vec<_> = c
+        .instances
+        .iter()
+        .filter(|i| i.row.name.to_ascii_lowercase().contains(&q))
+        .collect();
+    (!gpus.is_empty() || !instances.is_empty()).then_some((false, gpus, instances))
+}
+
+fn nvlink(g: &Gpu) -> String {
+    g.nvlink
+        .map_or_else(|| "none".into(), |n| format!("NVLink {n}"))
+}
+
+fn lower_debug(x: impl std::fmt::Debug) -> String {
+    format!("{x:?}").to_lowercase()
+}
+
+pub fn human(query: Option<&str>) -> Option<String> {
+    let Selection {
+        exact,
+        gpus,
+        instances,
+    } = select(query)?;
+    let mut out = String::new();
+    if exact {
+        // One GPU: its facts, then where it is offered. One instance type: its facts.
+        if let Some(g) = gpus.first() {
+            gpu_detail(&mut out, g);
+            let _ = writeln!(out, "Offered as:");
+            instance_table(&mut out, &instances);
+        } else if let Some(i) = instances.first() {
+            instance_detail(&mut out, i);
+        }
+        return Some(out);
+    }
+    if !gpus.is_empty() {
+        let _ = writeln!(
+            out,
+            "{:<14} {:<46} {:<13} {:>5} {:>10}  {:<9} src",
+            "GPU", "name", "architecture", "year", "memory", "NVLink"
+        );
+        for g in &gpus {
+            let _ = writeln!(
+                out,
+                "{:<14} {:<46} {:<13} {:>5} {:>10}  {:<9} {:?}",
+                g.id,
+                g.name,
+                g.architecture,
+                g.year.map_or_else(|| "?".into(), |y| y.to_string()),
+                human_bytes(g.usable_bytes()),
+                nvlink(g),
+                g.confidence
+            );
+        }
+    }
+    if !instances.is_empty() {
+        if !gpus.is_empty() {
+            out.push('\n');
+        }
+        instance_table(&mut out, &instances);
+    }
+    Some(out)
+}
+
+fn instance_table(out: &mut String, instances: &[&InstanceType]) {
+    {
+        let _ = writeln!(
+            out,
+            "{:<6} {:<30} {:<14} {:>5}  {:<16} {:<16} src",
+            "cloud", "instance type", "GPU", "count", "interconnect", "fabric"
+        );
+        for i in instances {
+            let _ = writeln!(
+                out,
+                "{:<6} {:<30} {:<14} {:>5}  {:<16} {:<16} {:?}",
+                i.provider.as_str(),
+                i.row.name,
+                i.gpu.id,
+                i.row.count,
+                lower_debug(i.row.interconnect),
+                lower_debug(i.row.fabric),
+                i.row.confidence
+            );
+        }
+    }
+}
+
+fn gpu_detail(out: &mut String, g: &Gpu) {
+    let _ = writeln!(out, "{} ({})", g.name, g.id);
+    let _ = writeln!(out, "  architecture  {}", g.architecture);
+    if let Some(y) = g.year {
+        let _ = writeln!(out, "  launched      {y}");
+    }
+    let _ = writeln!(out, "  memory        {} GB (vendor)", g.memory_gb);
+    if let Some(mib) = g.usable_mib {
+        let _ = writeln!(
+            out,
+            "  usable        {mib} MiB ({}) as cloud APIs report it",
+            human_bytes(g.usable_bytes())
+        );
+    }
+    let _ = writeln!(out, "  interconnect  {}", nvlink(g));
+    if !g.aliases.is_empty() {
+        let _ = writeln!(out, "  also named    {}", g.aliases.join(", "));
+    }
+    let _ = writeln!(out, "  source        {} [{:?}]", g.source, g.confidence);
+    out.push('\n');
+}
+
+fn instance_detail(out: &mut String, i: &InstanceType) {
+    let r = &i.row;
+    let _ = writeln!(out, "{} ({})", r.name, i.provider.as_str());
+    let _ = writeln!(
+        out,
+        "  GPUs          {} × {} ({} each)",
+        r.count,
+        i.gpu.name,
+        human_bytes(i.gpu.usable_bytes())
+    );
+    let _ = writeln!(
+        out,
+        "  interconnect  {} (between the GPUs of one machine)",
+        lower_debug(r.interconnect)
+    );
+    let _ = writeln!(
+        out,
+        "  fabric        {} (between machines)",
+        lower_debug(r.fabric)
+    );
+    let _ = writeln!(out, "  source        {} [{:?}]", r.source, r.confidence);
+    let _ = writeln!(
+        out,
+        "  GPU source    {} [{:?}]",
+        i.gpu.source, i.gpu.confidence
+    );
+}
+
+fn gpu_json(g: &Gpu) -> Value {
+    json!({
+        "id": g.id,
+        "name": g.name,
+        "aliases": g.aliases,
+        "architecture": g.architecture,
+        "year": g.year,
+        "memory_bytes": g.memory_bytes(),
+        "usable_bytes": g.usable_bytes(),
+        "nvlink": g.nvlink.is_some(),
+        "nvlink_generation": g.nvlink,
+        "source": g.source,
+        "confidence": lower_debug(g.confidence),
+    })
+}
+
+fn instance_json(i: &InstanceType) -> Value {
+    json!({
+        "provider": i.provider.as_str(),
+        "name": i.row.name,
+        "gpu": i.gpu.id,
+        "gpu_count": i.row.count,
+        "interconnect": lower_debug(i.row.interconnect),
+        "fabric": lower_debug(i.row.fabric),
+        "source": i.row.source,
+        "confidence": lower_debug(i.row.confidence),
+    })
+}
+
+pub fn json(query: Option<&str>) -> Option<String> {
+    let Selection {
+        gpus, instances, ..
+    } = select(query)?;
+    let v = json!({
+        "gpus": gpus.iter().map(|g| gpu_json(g)).collect::<Vec<_>>(),
+        "instances": instances.iter().map(|i| instance_json(i)).collect::<Vec<_>>(),
+    });
+    let mut s = serde_json::to_string_pretty(&v).expect("plain data");
+    s.push('\n');
+    Some(s)
+}

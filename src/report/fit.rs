@@ -1,0 +1,297 @@
+//! `gpulint fit` output: the memory breakdown and where the job fits.
+
+// Byte counts are far below 2^52 (exact in f64) and never negative.
+#![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
+
+use std::fmt::Write;
+
+use serde_json::{Value, json};
+
+use crate::catalog::catalog;
+use crate::fit::plan::Plan;
+use crate::fit::{Breakdown, GIB, Precision, human_bytes};
+
+/// Precisions shown in the fit matrix (fp16 and bf16 weigh the same).
+const MATRIX: [(Precision, &str); 5] = [
+    (Precision::Fp32, "fp32"),
+    (Precision::Bf16, "bf16/fp16"),
+    (Precision::Fp8, "fp8"),
+    (Precision::Int8, "int8"),
+    (Precision::Int4, "int4"),
+];
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[allow(clippy::cast_precision_loss)]
+fn billions(p: f64) -> String {
+    format!("{:.2}B", p / 1e9)
+}
+
+pub fn human(plan: &Plan) -> String {
+    let r = &plan.request;
+    let e = plan.estimate();
+    let mut out = String::new();
+    let source = r.spec.map_or_else(
+        || "size from the name or --params; architecture unknown".to_string(),
+        |s| format!("registry: {}", s.source),
+    );
+    let _ = writeln!(
+        out,
+        "Model     {} ({} parameters; {source})",
+        plan.label,
+        billions(r.params)
+    );
+    let mode = match &r.training {
+        None => format!(
+            "inference, {} weights, {} KV cache",
+            precision_label(plan),
+            r.kv_precision
+        ),
+        Some(t) => format!(
+            "training ({:?}, {:?} optimizer, ZeRO-{}, {:?} recomputation), {} weights",
+            t.method, t.optimizer, t.zero, t.recompute, r.precision
+        )
+        .to_lowercase(),
+    };
+    let _ = writeln!(out, "Mode      {mode}");
+    if let Some(c) = r.context {
+        let _ = writeln!(
+            out,
+            "Tokens    context {} × batch {}",
+            thousands(c),
+            r.batch
+        );
+    }
+    let _ = writeln!(
+        out,
+        "Parallel  tensor {} × pipeline {} on {} GPU{}",
+        r.tp,
+        r.pp,
+        r.gpus,
+        if r.gpus == 1 { "" } else { "s" }
+    );
+    out.push('\n');
+    table(&mut out, &e.total, &e.per_gpu, r.training.is_some());
+
+    match &plan.target {
+        Some(t) => {
+            let v = plan.verdict_on(t.gpu, t.count);
+            let what = t.instance.map_or_else(
+                || format!("{} × {}", t.count, t.gpu.name),
+                |i| {
+                    format!(
+                        "{} ({}): {} × {}",
+                        i.row.name,
+                        i.provider.as_str(),
+                        t.count,
+                        t.gpu.name
+                    )
+                },
+            );
+            let _ = writeln!(
+                out,
+                "\n{what}, {} usable per GPU ({} × {:.2})",
+                human_bytes(v.usable_bytes),
+                human_bytes(v.gpu_memory_bytes),
+                plan.utilization
+            );
+            let need = human_bytes(e_on(plan, t.count).total_bytes);
+            if v.fits {
+                let _ = writeln!(
+                    out,
+                    "✓ fits: {need} per GPU, {} to spare",
+                    human_bytes(v.usable_bytes - e_on(plan, t.count).total_bytes)
+                );
+            } else {
+                let _ = writeln!(
+                    out,
+                    "✗ does not fit: needs {need} per GPU, {} more than the {} usable",
+                    human_bytes(v.shortfall_bytes),
+                    human_bytes(v.usable_bytes)
+                );
+            }
+        }
+        None => fits_on(&mut out, plan),
+    }
+    for note in &e.notes {
+        let _ = writeln!(out, "\nnote: {note}");
+    }
+    out
+}
+
+fn precision_label(plan: &Plan) -> String {
+    match plan.request.quant {
+        crate::fit::Quant::None => plan.request.precision.to_string(),
+        q => format!(
+            "{} ({})",
+            plan.request.precision,
+            format!("{q:?}").to_lowercase()
+        ),
+    }
+}
+
+fn e_on(plan: &Plan, n: u32) -> Breakdown {
+    crate::fit::estimate(&plan.on(n)).per_gpu
+}
+
+fn table(out: &mut String, total: &Breakdown, per_gpu: &Breakdown, training: bool) {
+    let _ = writeln!(out, "{:<13}{:>13}{:>13}", "", "all GPUs", "per GPU");
+    let mut rows = vec![("weights", total.weights_bytes, per_gpu.weights_bytes)];
+    if training {
+        rows.push(("gradients", total.gradients_bytes, per_gpu.gradients_bytes));
+        rows.push(("optimizer", total.optimizer_bytes, per_gpu.optimizer_bytes));
+        rows.push((
+            "activations",
+            total.activation_bytes,
+            per_gpu.activation_bytes,
+        ));
+    } else {
+        rows.push(("KV cache", total.kv_cache_bytes, per_gpu.kv_cache_bytes));
+    }
+    rows.push(("overhead", total.overhead_bytes, per_gpu.overhead_bytes));
+    rows.push(("total", total.total_bytes, per_gpu.total_bytes));
+    for (name, all, one) in rows {
+        let _ = writeln!(
+            out,
+            "{name:<13}{:>13}{:>13}",
+            human_bytes(all),
+            human_bytes(one)
+        );
+    }
+}
+
+fn fits_on(out: &mut String, plan: &Plan) {
+    let mut gpus: Vec<_> = catalog().gpus.clone();
+    gpus.sort_by_key(|g| (g.usable_bytes(), g.id.clone()));
+    let mode = if plan.request.training.is_some() {
+        "data parallel"
+    } else {
+        "one replica, tensor parallel"
+    };
+    let fit: Vec<String> = gpus
+        .iter()
+        .filter_map(|g| plan.min_gpus(g).map(|n| format!("{} ×{n}", g.name)))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\nFits on ({mode}, at {:.2} of each GPU's memory):",
+        plan.utilization
+    );
+    if fit.is_empty() {
+        let _ = writeln!(out, "  no catalog GPU, up to 8 of them");
+    } else {
+        let _ = writeln!(out, "  GPUs: {}", fit.join(", "));
+    }
+    let instances = plan.instances_that_fit();
+    for provider in ["aws", "gcp", "azure"] {
+        let names: Vec<&str> = instances
+            .iter()
+            .filter(|i| i.provider.as_str() == provider)
+            .map(|i| i.row.name.as_str())
+            .collect();
+        if !names.is_empty() {
+            let _ = writeln!(out, "  {provider}: {}", names.join(", "));
+        }
+    }
+
+    // The matrix: how many GPUs each precision needs, the other settings unchanged.
+    let _ = writeln!(out, "\nGPUs needed by precision (— = more than 8):");
+    let width = gpus
+        .iter()
+        .map(|g| g.name.chars().count())
+        .max()
+        .unwrap_or(0)
+        + 2;
+    let _ = write!(out, "{:<width$}{:>8}", "", "memory");
+    for (_, name) in MATRIX {
+        let _ = write!(out, "{name:>10}");
+    }
+    out.push('\n');
+    for g in &gpus {
+        let memory = format!("{:.0} GiB", g.usable_bytes() as f64 / GIB);
+        let _ = write!(out, "{:<width$}{memory:>8}", g.name);
+        for (p, _) in MATRIX {
+            let mut variant = plan.clone();
+            variant.request.precision = p;
+            variant.request.quant = crate::fit::Quant::None;
+            let cell = variant
+                .min_gpus(g)
+                .map_or_else(|| "—".to_string(), |n| n.to_string());
+            let _ = write!(out, "{cell:>10}");
+        }
+        out.push('\n');
+    }
+}
+
+pub fn json(plan: &Plan) -> String {
+    let r = &plan.request;
+    let e = plan.estimate();
+    let mut v = serde_json::to_value(e.total).expect("plain data");
+    let obj = v.as_object_mut().expect("an object");
+    let mut put = |k: &str, x: Value| {
+        obj.insert(k.to_string(), x);
+    };
+    put("model", json!(plan.label));
+    put("params", json!(r.params.round() as u64));
+    put("architecture_known", json!(r.spec.is_some()));
+    put(
+        "mode",
+        json!(if r.training.is_some() {
+            "training"
+        } else {
+            "inference"
+        }),
+    );
+    put("precision", json!(r.precision));
+    put("quantization", json!(r.quant));
+    put("kv_precision", json!(r.kv_precision));
+    put("context", json!(r.context));
+    put("batch", json!(r.batch));
+    put("tensor_parallel", json!(r.tp));
+    put("pipeline_parallel", json!(r.pp));
+    put("gpus", json!(r.gpus));
+    put("gpu_memory_utilization", json!(plan.utilization));
+    put(
+        "per_gpu",
+        serde_json::to_value(e.per_gpu).expect("plain data"),
+    );
+    match &plan.target {
+        Some(t) => {
+            let verdict = plan.verdict_on(t.gpu, t.count);
+            put("gpu", json!(t.gpu.id));
+            put("instance", json!(t.instance.map(|i| i.row.name.clone())));
+            put("gpu_memory_bytes", json!(verdict.gpu_memory_bytes));
+            put("usable_bytes", json!(verdict.usable_bytes));
+            put("fits", json!(verdict.fits));
+            put("shortfall_bytes", json!(verdict.shortfall_bytes));
+        }
+        None => {
+            let fits_on: Vec<Value> = catalog()
+                .gpus
+                .iter()
+                .filter_map(|g| plan.min_gpus(g).map(|n| json!({"gpu": g.id, "gpus": n})))
+                .collect();
+            put("fits_on", json!(fits_on));
+            let instances: Vec<Value> = plan
+                .instances_that_fit()
+                .iter()
+                .map(|i| json!({"provider": i.provider.as_str(), "name": i.row.name}))
+                .collect();
+            put("instances", json!(instances));
+        }
+    }
+    put("notes", json!(e.notes));
+    let mut s = serde_json::to_string_pretty(&v).expect("plain data");
+    s.push('\n');
+    s
+}
