@@ -151,6 +151,8 @@ pub struct GpuSet {
 pub enum Market {
     OnDemand,
     Spot,
+    /// Reserved or capacity-block capacity.
+    Reserved,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -596,3 +596,31 @@ fn catalog_json_has_the_design_fields() {
         .unwrap();
     assert_eq!(g5["interconnect"], "pcie");
 }
+
+/// The README's command examples are real output: each `$ gpulint …` block in a ```text
+/// fence must be what the command prints now (a trailing `...` line marks an excerpt).
+#[test]
+fn readme_examples_are_current() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let mut checked = 0;
+    for block in readme.split("```text\n").skip(1) {
+        let block = block.split("```").next().unwrap();
+        let Some((cmd, shown)) = block.split_once('\n') else {
+            continue;
+        };
+        let Some(args) = cmd.strip_prefix("$ gpulint ") else {
+            continue;
+        };
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let actual = stdout(&run(&args));
+        match shown.strip_suffix("...\n") {
+            Some(excerpt) => assert!(
+                actual.starts_with(excerpt),
+                "README example `{cmd}` is stale"
+            ),
+            None => assert_eq!(actual, shown, "README example `{cmd}` is stale"),
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "found {checked} README examples");
+}

@@ -13,6 +13,9 @@ const GPUS: &str = include_str!("data/gpus.toml");
 const AWS: &str = include_str!("data/aws.toml");
 const GCP: &str = include_str!("data/gcp.toml");
 const AZURE: &str = include_str!("data/azure.toml");
+const KUBERNETES: &str = include_str!("data/kubernetes.toml");
+
+pub mod kubernetes;
 
 /// How sure the catalog is of a row (`reference/gpu-facts.md` tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
@@ -40,11 +43,47 @@ pub struct Gpu {
     pub usable_mib: Option<u64>,
     /// NVLink generation, absent when the GPU has none.
     pub nvlink: Option<u8>,
+    /// Per-GPU NVLink bandwidth, GB/s, bidirectional.
+    pub nvlink_gbs: Option<u32>,
+    pub compute_capability: Option<String>,
+    /// Memory bandwidth, GB/s.
+    pub bandwidth_gbs: Option<u32>,
+    /// The lowest float precision its tensor cores run: none, fp16, fp8 or fp4.
+    pub lowest_float: Option<String>,
+    /// Most MIG instances; absent = no MIG.
+    pub mig: Option<u8>,
+    #[serde(default)]
+    pub mig_profiles: Vec<String>,
     pub source: String,
     pub confidence: Confidence,
 }
 
+/// A GPU architecture and its place in the order of generations.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Architecture {
+    pub name: String,
+    /// Larger is newer.
+    pub generation: u8,
+}
+
 impl Gpu {
+    /// Whether the tensor cores compute in this float format (`fp8` needs Ada, Hopper or
+    /// newer; `fp4` needs Blackwell). Unknown facts answer `true`: never guess against.
+    pub fn has_native_float(&self, format: &str) -> bool {
+        let rank = |f: &str| match f {
+            "none" => Some(0),
+            "fp16" => Some(1),
+            "fp8" => Some(2),
+            "fp4" => Some(3),
+            _ => None,
+        };
+        match (self.lowest_float.as_deref().and_then(rank), rank(format)) {
+            (Some(have), Some(want)) => have >= want,
+            _ => true,
+        }
+    }
+
     /// Memory a workload can count on: the API figure where known, else the vendor figure
     /// read as decimal bytes (the smaller reading of "GB").
     pub fn usable_bytes(&self) -> u64 {
@@ -90,8 +129,31 @@ pub struct InstanceRow {
     pub count: u32,
     pub interconnect: Interconnect,
     pub fabric: Fabric,
+    /// The machine's network bandwidth, Gbps.
+    pub network_gbps: Option<f64>,
+    /// EFA interfaces (AWS).
+    pub efa_devices: Option<u32>,
     pub source: String,
     pub confidence: Confidence,
+}
+
+/// A GPU that GCP N1 machines take through `guest_accelerator`.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AcceleratorRow {
+    pub name: String,
+    pub gpu: String,
+    /// GPUs per VM that GCP allows.
+    pub counts: Vec<u32>,
+    pub interconnect: Interconnect,
+    pub source: String,
+    pub confidence: Confidence,
+}
+
+#[derive(Debug)]
+pub struct Accelerator {
+    pub row: AcceleratorRow,
+    pub gpu: &'static Gpu,
 }
 
 #[derive(Debug)]
@@ -103,18 +165,25 @@ pub struct InstanceType {
 
 #[derive(Deserialize)]
 struct GpuFile {
+    architecture: Vec<Architecture>,
     gpu: Vec<Gpu>,
 }
 
 #[derive(Deserialize)]
 struct InstanceFile {
     instance: Vec<InstanceRow>,
+    #[serde(default)]
+    accelerator: Vec<AcceleratorRow>,
 }
 
 #[derive(Debug)]
 pub struct Catalog {
     pub gpus: Vec<&'static Gpu>,
+    pub architectures: Vec<Architecture>,
     pub instances: Vec<InstanceType>,
+    /// GCP N1 attachable GPUs.
+    pub accelerators: Vec<Accelerator>,
+    pub kubernetes: kubernetes::Vocabulary,
     gpu_by_name: HashMap<String, &'static Gpu>,
     instance_by_name: HashMap<(Provider, String), usize>,
 }
@@ -127,10 +196,19 @@ pub fn catalog() -> &'static Catalog {
 
 impl Catalog {
     fn load() -> Result<Catalog, String> {
-        let gpus: GpuFile = toml::from_str(GPUS).map_err(|e| format!("gpus.toml: {e}"))?;
+        let file: GpuFile = toml::from_str(GPUS).map_err(|e| format!("gpus.toml: {e}"))?;
+        let architectures = file.architecture;
         // The catalog lives for the whole run; leaking it once gives `&'static` rows that
         // the model can point at without lifetimes or reference counts.
-        let gpus: &'static [Gpu] = Vec::leak(gpus.gpu);
+        let gpus: &'static [Gpu] = Vec::leak(file.gpu);
+        for g in gpus {
+            if !architectures.iter().any(|a| a.name == g.architecture) {
+                return Err(format!(
+                    "gpus.toml: {}: unknown architecture `{}`",
+                    g.id, g.architecture
+                ));
+            }
+        }
         let mut gpu_by_name = HashMap::new();
         for gpu in gpus {
             for name in std::iter::once(&gpu.id)
@@ -148,6 +226,7 @@ impl Catalog {
             }
         }
         let mut instances = Vec::new();
+        let mut accelerators = Vec::new();
         let mut instance_by_name = HashMap::new();
         for (provider, file, text) in [
             (Provider::Aws, "aws.toml", AWS),
@@ -155,6 +234,12 @@ impl Catalog {
             (Provider::Azure, "azure.toml", AZURE),
         ] {
             let rows: InstanceFile = toml::from_str(text).map_err(|e| format!("{file}: {e}"))?;
+            for row in rows.accelerator {
+                let gpu = *gpu_by_name
+                    .get(&row.gpu.to_ascii_lowercase())
+                    .ok_or_else(|| format!("{file}: {}: unknown GPU `{}`", row.name, row.gpu))?;
+                accelerators.push(Accelerator { row, gpu });
+            }
             for row in rows.instance {
                 let gpu = *gpu_by_name
                     .get(&row.gpu.to_ascii_lowercase())
@@ -166,9 +251,15 @@ impl Catalog {
                 instances.push(InstanceType { provider, row, gpu });
             }
         }
+        let kubernetes = kubernetes::Vocabulary::load(KUBERNETES, |id| {
+            gpu_by_name.get(&id.to_ascii_lowercase()).copied()
+        })?;
         Ok(Catalog {
             gpus: gpus.iter().collect(),
+            architectures,
             instances,
+            accelerators,
+            kubernetes,
             gpu_by_name,
             instance_by_name,
         })
@@ -179,6 +270,31 @@ impl Catalog {
         self.gpu_by_name
             .get(&name.trim().to_ascii_lowercase())
             .copied()
+    }
+
+    /// The generation of a GPU's architecture: larger is newer.
+    pub fn generation(&self, gpu: &Gpu) -> u8 {
+        self.architectures
+            .iter()
+            .find(|a| a.name == gpu.architecture)
+            .map_or(0, |a| a.generation)
+    }
+
+    /// A GCP N1 attachable accelerator by type name (`nvidia-tesla-t4`).
+    pub fn accelerator(&self, name: &str) -> Option<&Accelerator> {
+        self.accelerators
+            .iter()
+            .find(|a| a.row.name.eq_ignore_ascii_case(name.trim()))
+    }
+
+    /// Instance types of one family, `p5` → `p5.4xlarge`, `p5.48xlarge` (AWS naming).
+    pub fn family(&self, family: &str) -> impl Iterator<Item = &InstanceType> {
+        self.instances.iter().filter(move |i| {
+            i.row
+                .name
+                .split_once('.')
+                .is_some_and(|(f, _)| f.eq_ignore_ascii_case(family))
+        })
     }
 
     /// An instance type of any provider by its API name (names do not collide across
@@ -233,6 +349,32 @@ mod tests {
             .unwrap();
         assert_eq!(nd.row.fabric, Fabric::Infiniband);
         assert!(c.instance(Provider::Aws, "t3.medium").is_none());
+    }
+
+    #[test]
+    fn facts_the_rules_need() {
+        let c = catalog();
+        let g = |id| c.gpu(id).unwrap();
+        assert_eq!(g("l4").lowest_float.as_deref(), Some("fp8"));
+        assert_eq!(g("b200").lowest_float.as_deref(), Some("fp4"));
+        assert_eq!(g("a100-80gb").lowest_float.as_deref(), Some("fp16"));
+        assert_eq!(g("a100-80gb").mig, Some(7));
+        assert_eq!(g("l40s").mig, None);
+        assert!(c.generation(g("k80")) < c.generation(g("v100")));
+        assert!(c.generation(g("a100-80gb")) < c.generation(g("h100")));
+        assert_eq!(c.generation(g("h100")), c.generation(g("l4")));
+        assert!(c.generation(g("h200")) < c.generation(g("b200")));
+        let p5 = c.instance(Provider::Aws, "p5.48xlarge").unwrap();
+        assert_eq!(
+            (p5.row.network_gbps, p5.row.efa_devices),
+            (Some(3200.0), Some(32))
+        );
+        let v100 = c.accelerator("NVIDIA-TESLA-V100").unwrap();
+        assert_eq!(
+            (v100.gpu.id.as_str(), v100.row.interconnect),
+            ("v100-16gb", Interconnect::Nvlink)
+        );
+        assert_eq!(c.family("p5").count(), 2);
     }
 
     #[test]

@@ -77,18 +77,20 @@ fn machine(b: &Block<'_>) -> Value<Machine> {
         if count == 0 {
             continue;
         }
-        let Some(gpu) = catalog().gpu(last_segment(&ty)) else {
-            return Value::Unknown(ty_span);
+        let ty = last_segment(&ty);
+        // N1's attachable GPUs carry their interconnect in the catalog; any other type
+        // the catalog knows is read as PCIe-attached.
+        let (gpu, interconnect) = match catalog().accelerator(ty) {
+            Some(a) => (a.gpu, a.row.interconnect),
+            None => match catalog().gpu(ty) {
+                Some(g) => (g, Interconnect::Pcie),
+                None => return Value::Unknown(ty_span),
+            },
         };
         gpus = Some(GpuSet {
             gpu,
             count: u32::try_from(count).unwrap_or(u32::MAX),
-            // N1 accelerators: only V100 has NVLink among them (gpu-facts §2b).
-            interconnect: if gpu.nvlink.is_some() {
-                Interconnect::Nvlink
-            } else {
-                Interconnect::Pcie
-            },
+            interconnect,
         });
     }
     Value::Known(Machine { name, gpus }, span)

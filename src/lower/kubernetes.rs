@@ -1,5 +1,7 @@
 //! Kubernetes: pod templates of the core workload kinds, lowered to [`Workload`]s.
 
+use crate::catalog::catalog;
+use crate::catalog::kubernetes::ResourceKind;
 use crate::model::{
     Container, GpuRequest, Mount, PodShape, Role, Span, Toleration, Value, Volume, VolumeSource,
     Workload,
@@ -152,12 +154,12 @@ fn container(file: FileId, c: &YamlNode) -> Container {
     }
 }
 
-/// Whether an extended resource name is a GPU (whole, MIG slice or shared).
+/// Whether an extended resource is a GPU (whole, MIG slice or shared), per the catalog.
 fn is_gpu_resource(name: &str) -> bool {
-    name == "nvidia.com/gpu"
-        || name == "nvidia.com/gpu.shared"
-        || name.starts_with("nvidia.com/mig-")
-        || name == "amd.com/gpu"
+    matches!(
+        catalog().kubernetes.resource_kind(name),
+        Some(ResourceKind::Gpu | ResourceKind::Shared | ResourceKind::Mig)
+    )
 }
 
 /// GPUs one pod asks for: limits (which extended resources require), else requests.

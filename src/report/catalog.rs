@@ -59,8 +59,11 @@ fn select_parts(query: Option<&str>) -> Option<Parts> {
 }
 
 fn nvlink(g: &Gpu) -> String {
-    g.nvlink
-        .map_or_else(|| "none".into(), |n| format!("NVLink {n}"))
+    match (g.nvlink, g.nvlink_gbs) {
+        (Some(n), Some(gbs)) => format!("NVLink {n}, {gbs} GB/s per GPU"),
+        (Some(n), None) => format!("NVLink {n}"),
+        _ => "none".into(),
+    }
 }
 
 fn lower_debug(x: impl std::fmt::Debug) -> String {
@@ -139,7 +142,16 @@ fn instance_table(out: &mut String, instances: &[&InstanceType]) {
 
 fn gpu_detail(out: &mut String, g: &Gpu) {
     let _ = writeln!(out, "{} ({})", g.name, g.id);
-    let _ = writeln!(out, "  architecture  {}", g.architecture);
+    let cc = g
+        .compute_capability
+        .as_ref()
+        .map_or_else(String::new, |cc| format!(", compute capability {cc}"));
+    let _ = writeln!(
+        out,
+        "  architecture  {} (generation {}){cc}",
+        g.architecture,
+        catalog().generation(g)
+    );
     if let Some(y) = g.year {
         let _ = writeln!(out, "  launched      {y}");
     }
@@ -151,7 +163,19 @@ fn gpu_detail(out: &mut String, g: &Gpu) {
             human_bytes(g.usable_bytes())
         );
     }
+    if let Some(bw) = g.bandwidth_gbs {
+        let _ = writeln!(out, "  bandwidth     {bw} GB/s");
+    }
     let _ = writeln!(out, "  interconnect  {}", nvlink(g));
+    if let Some(f) = &g.lowest_float {
+        let _ = writeln!(out, "  tensor cores  down to {f}");
+    }
+    let mig = match (g.mig, g.mig_profiles.is_empty()) {
+        (None, _) => "no".to_string(),
+        (Some(n), true) => format!("up to {n} instances"),
+        (Some(n), false) => format!("up to {n} instances ({})", g.mig_profiles.join(", ")),
+    };
+    let _ = writeln!(out, "  MIG           {mig}");
     if !g.aliases.is_empty() {
         let _ = writeln!(out, "  also named    {}", g.aliases.join(", "));
     }
@@ -176,8 +200,9 @@ fn instance_detail(out: &mut String, i: &InstanceType) {
     );
     let _ = writeln!(
         out,
-        "  fabric        {} (between machines)",
-        lower_debug(r.fabric)
+        "  fabric        {}{} (between machines)",
+        lower_debug(r.fabric),
+        network(r)
     );
     let _ = writeln!(out, "  source        {} [{:?}]", r.source, r.confidence);
     let _ = writeln!(
@@ -185,6 +210,14 @@ fn instance_detail(out: &mut String, i: &InstanceType) {
         "  GPU source    {} [{:?}]",
         i.gpu.source, i.gpu.confidence
     );
+}
+
+fn network(r: &crate::catalog::InstanceRow) -> String {
+    match (r.network_gbps, r.efa_devices) {
+        (Some(n), Some(e)) => format!(", {n} Gbps network, {e} EFA"),
+        (Some(n), None) => format!(", {n} Gbps network"),
+        _ => String::new(),
+    }
 }
 
 fn gpu_json(g: &Gpu) -> Value {
@@ -198,6 +231,13 @@ fn gpu_json(g: &Gpu) -> Value {
         "usable_bytes": g.usable_bytes(),
         "nvlink": g.nvlink.is_some(),
         "nvlink_generation": g.nvlink,
+        "nvlink_gbs": g.nvlink_gbs,
+        "generation": catalog().generation(g),
+        "compute_capability": g.compute_capability,
+        "bandwidth_gbs": g.bandwidth_gbs,
+        "lowest_float": g.lowest_float,
+        "mig": g.mig,
+        "mig_profiles": g.mig_profiles,
         "source": g.source,
         "confidence": lower_debug(g.confidence),
     })
@@ -211,6 +251,8 @@ fn instance_json(i: &InstanceType) -> Value {
         "gpu_count": i.row.count,
         "interconnect": lower_debug(i.row.interconnect),
         "fabric": lower_debug(i.row.fabric),
+        "network_gbps": i.row.network_gbps,
+        "efa_devices": i.row.efa_devices,
         "source": i.row.source,
         "confidence": lower_debug(i.row.confidence),
     })

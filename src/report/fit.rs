@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::catalog::catalog;
+use crate::catalog::{Gpu, catalog};
 use crate::fit::plan::Plan;
 use crate::fit::{Breakdown, GIB, Precision, human_bytes};
 
@@ -178,9 +178,13 @@ fn fits_on(out: &mut String, plan: &Plan) {
     } else {
         "one replica, tensor parallel"
     };
+    let emulated = |g: &Gpu| is_emulated(g, plan.request.precision);
     let fit: Vec<String> = gpus
         .iter()
-        .filter_map(|g| plan.min_gpus(g).map(|n| format!("{} ×{n}", g.name)))
+        .filter_map(|g| {
+            let mark = if emulated(g) { "*" } else { "" };
+            plan.min_gpus(g).map(|n| format!("{}{mark} ×{n}", g.name))
+        })
         .collect();
     let _ = writeln!(
         out,
@@ -191,6 +195,9 @@ fn fits_on(out: &mut String, plan: &Plan) {
         let _ = writeln!(out, "  no catalog GPU, up to 8 of them");
     } else {
         let _ = writeln!(out, "  GPUs: {}", fit.join(", "));
+        if fit.iter().any(|f| f.contains("* ×")) {
+            let _ = writeln!(out, "  * {FOOTNOTE}");
+        }
     }
     let instances = plan.instances_that_fit();
     for provider in ["aws", "gcp", "azure"] {
@@ -224,13 +231,23 @@ fn fits_on(out: &mut String, plan: &Plan) {
             let mut variant = plan.clone();
             variant.request.precision = p;
             variant.request.quant = crate::fit::Quant::None;
+            let mark = if is_emulated(g, p) { "*" } else { "" };
             let cell = variant
                 .min_gpus(g)
-                .map_or_else(|| "—".to_string(), |n| n.to_string());
+                .map_or_else(|| "—".to_string(), |n| format!("{n}{mark}"));
             let _ = write!(out, "{cell:>10}");
         }
         out.push('\n');
     }
+    let _ = writeln!(out, "* {FOOTNOTE}");
+}
+
+const FOOTNOTE: &str = "no fp8 tensor cores (fp8 needs Ada, Hopper or newer): only weight-only \
+                        kernels, where the engine has them";
+
+/// fp8 weights on a GPU whose tensor cores lack fp8.
+fn is_emulated(g: &Gpu, p: Precision) -> bool {
+    p == Precision::Fp8 && !g.has_native_float("fp8")
 }
 
 pub fn json(plan: &Plan) -> String {

@@ -1,0 +1,277 @@
+//! Kubernetes vocabularies: node labels and extended resources, mapped to the catalog.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+use super::{Confidence, Gpu};
+use crate::model::Market;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GpuLabelRow {
+    key: String,
+    values: BTreeMap<String, Vec<String>>,
+    source: String,
+    confidence: Confidence,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyRow {
+    pub key: String,
+    pub source: String,
+    pub confidence: Confidence,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MarketLabel {
+    pub key: String,
+    #[serde(default)]
+    pub spot: Vec<String>,
+    #[serde(default)]
+    pub on_demand: Vec<String>,
+    #[serde(default)]
+    pub reserved: Vec<String>,
+    pub source: String,
+    pub confidence: Confidence,
+}
+
+/// What an extended resource is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResourceKind {
+    /// A whole GPU.
+    Gpu,
+    /// A time-sliced or MPS replica of a GPU.
+    Shared,
+    /// A MIG slice.
+    Mig,
+    /// AWS Inferentia/Trainium: an accelerator, not a GPU.
+    Neuron,
+    /// An EFA interface.
+    Efa,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceRow {
+    pub name: Option<String>,
+    pub prefix: Option<String>,
+    pub kind: ResourceKind,
+    pub source: String,
+    pub confidence: Confidence,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    gpu_label: Vec<GpuLabelRow>,
+    instance_label: Vec<KeyRow>,
+    family_label: Vec<KeyRow>,
+    market_label: Vec<MarketLabel>,
+    accelerator_label: Vec<KeyRow>,
+    zone_label: Vec<KeyRow>,
+    resource: Vec<ResourceRow>,
+}
+
+/// A label that names GPU models.
+#[derive(Debug)]
+pub struct GpuLabel {
+    pub key: String,
+    pub values: BTreeMap<String, Vec<&'static Gpu>>,
+    pub source: String,
+    pub confidence: Confidence,
+}
+
+#[derive(Debug)]
+pub struct Vocabulary {
+    pub gpu_labels: Vec<GpuLabel>,
+    pub instance_labels: Vec<KeyRow>,
+    pub family_labels: Vec<KeyRow>,
+    pub market_labels: Vec<MarketLabel>,
+    pub accelerator_labels: Vec<KeyRow>,
+    pub zone_labels: Vec<KeyRow>,
+    pub resources: Vec<ResourceRow>,
+}
+
+impl Vocabulary {
+    pub(super) fn load(
+        text: &str,
+        gpu: impl Fn(&str) -> Option<&'static Gpu>,
+    ) -> Result<Self, String> {
+        let f: File = toml::from_str(text).map_err(|e| format!("kubernetes.toml: {e}"))?;
+        let mut gpu_labels = Vec::new();
+        for row in f.gpu_label {
+            let mut values = BTreeMap::new();
+            for (value, ids) in row.values {
+                let gpus = ids
+                    .iter()
+                    .map(|id| {
+                        gpu(id).ok_or_else(|| {
+                            format!("kubernetes.toml: {} = {value}: unknown GPU `{id}`", row.key)
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                values.insert(value, gpus);
+            }
+            gpu_labels.push(GpuLabel {
+                key: row.key,
+                values,
+                source: row.source,
+                confidence: row.confidence,
+            });
+        }
+        Ok(Vocabulary {
+            gpu_labels,
+            instance_labels: f.instance_label,
+            family_labels: f.family_label,
+            market_labels: f.market_label,
+            accelerator_labels: f.accelerator_label,
+            zone_labels: f.zone_label,
+            resources: f.resource,
+        })
+    }
+
+    /// The GPUs a node label names. `None` when the key is not a GPU label; an empty list
+    /// when it is one but the value is not in the catalog.
+    pub fn gpus_for_label(&self, key: &str, value: &str) -> Option<Vec<&'static Gpu>> {
+        let label = self.gpu_labels.iter().find(|l| l.key == key)?;
+        // GFD adds `-SHARED` under a sharing strategy and `-MIG-<profile>` under MIG.
+        let value = value
+            .strip_suffix("-SHARED")
+            .unwrap_or(value)
+            .split("-MIG-")
+            .next()
+            .unwrap_or(value);
+        Some(label.values.get(value).cloned().unwrap_or_default())
+    }
+
+    /// The market a capacity-type label says.
+    pub fn market_for_label(&self, key: &str, value: &str) -> Option<Market> {
+        let l = self.market_labels.iter().find(|l| l.key == key)?;
+        let has = |set: &[String]| set.iter().any(|v| v == value);
+        if has(&l.spot) {
+            Some(Market::Spot)
+        } else if has(&l.on_demand) {
+            Some(Market::OnDemand)
+        } else if has(&l.reserved) {
+            Some(Market::Reserved)
+        } else {
+            None
+        }
+    }
+
+    pub fn is_instance_label(&self, key: &str) -> bool {
+        self.instance_labels.iter().any(|l| l.key == key)
+    }
+
+    pub fn is_family_label(&self, key: &str) -> bool {
+        self.family_labels.iter().any(|l| l.key == key)
+    }
+
+    pub fn is_zone_label(&self, key: &str) -> bool {
+        self.zone_labels.iter().any(|l| l.key == key)
+    }
+
+    pub fn is_accelerator_label(&self, key: &str) -> bool {
+        self.accelerator_labels.iter().any(|l| l.key == key)
+    }
+
+    /// What an extended resource name is.
+    pub fn resource_kind(&self, name: &str) -> Option<ResourceKind> {
+        self.resources
+            .iter()
+            .find(|r| {
+                r.name.as_deref() == Some(name)
+                    || r.prefix.as_deref().is_some_and(|p| name.starts_with(p))
+            })
+            .map(|r| r.kind)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::catalog;
+    use crate::model::Market;
+
+    use super::ResourceKind;
+
+    #[test]
+    fn labels_map_to_catalog_gpus() {
+        let k = &catalog().kubernetes;
+        let ids = |key: &str, value: &str| -> Option<Vec<String>> {
+            k.gpus_for_label(key, value)
+                .map(|g| g.iter().map(|g| g.id.clone()).collect())
+        };
+        assert_eq!(
+            ids("cloud.google.com/gke-accelerator", "nvidia-l4"),
+            Some(vec!["l4".into()])
+        );
+        assert_eq!(
+            ids("karpenter.k8s.aws/instance-gpu-name", "a100"),
+            Some(vec!["a100-40gb".into(), "a100-80gb".into()])
+        );
+        assert_eq!(
+            ids(
+                "nvidia.com/gpu.product",
+                "NVIDIA-A100-SXM4-80GB-MIG-1g.10gb"
+            ),
+            Some(vec!["a100-80gb".into()])
+        );
+        assert_eq!(
+            ids("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3-SHARED"),
+            Some(vec!["h100".into()])
+        );
+        assert_eq!(
+            ids("cloud.google.com/gke-accelerator", "nvidia-future"),
+            Some(vec![])
+        );
+        assert_eq!(ids("app", "web"), None);
+    }
+
+    #[test]
+    fn capacity_labels_say_the_market() {
+        let k = &catalog().kubernetes;
+        assert_eq!(
+            k.market_for_label("karpenter.sh/capacity-type", "spot"),
+            Some(Market::Spot)
+        );
+        assert_eq!(
+            k.market_for_label("eks.amazonaws.com/capacityType", "ON_DEMAND"),
+            Some(Market::OnDemand)
+        );
+        assert_eq!(
+            k.market_for_label("cloud.google.com/gke-spot", "true"),
+            Some(Market::Spot)
+        );
+        assert_eq!(
+            k.market_for_label("kubernetes.azure.com/scalesetpriority", "spot"),
+            Some(Market::Spot)
+        );
+        assert_eq!(
+            k.market_for_label("karpenter.sh/capacity-type", "reserved"),
+            Some(Market::Reserved)
+        );
+        assert_eq!(k.market_for_label("app", "spot"), None);
+    }
+
+    #[test]
+    fn resources_are_classified() {
+        let k = &catalog().kubernetes;
+        assert_eq!(k.resource_kind("nvidia.com/gpu"), Some(ResourceKind::Gpu));
+        assert_eq!(
+            k.resource_kind("nvidia.com/mig-1g.10gb"),
+            Some(ResourceKind::Mig)
+        );
+        assert_eq!(k.resource_kind("amd.com/gpu"), Some(ResourceKind::Gpu));
+        assert_eq!(
+            k.resource_kind("aws.amazon.com/neuron"),
+            Some(ResourceKind::Neuron)
+        );
+        assert_eq!(k.resource_kind("cpu"), None);
+        assert!(k.is_instance_label("node.kubernetes.io/instance-type"));
+        assert!(k.is_zone_label("topology.kubernetes.io/zone"));
+    }
+}
