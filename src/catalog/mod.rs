@@ -324,6 +324,45 @@ mod tests {
         assert!(c.instances.len() >= 100);
     }
 
+    /// Every GPU of gpu-facts.md §1 is in the catalog.
+    #[test]
+    fn covers_the_fact_sheet() {
+        let c = catalog();
+        for id in [
+            "k80",
+            "p100",
+            "v100-16gb",
+            "v100-32gb",
+            "t4",
+            "a10",
+            "a10g",
+            "a100-40gb",
+            "a100-40gb-pcie",
+            "a100-80gb",
+            "a100-80gb-pcie",
+            "h100",
+            "h100-pcie",
+            "h100-nvl",
+            "h200",
+            "h200-nvl",
+            "b100",
+            "b200",
+            "gb200",
+            "b300",
+            "gb300",
+            "l4",
+            "l40s",
+            "l40",
+            "rtx-6000-ada",
+            "rtx-pro-6000",
+            "rtx-pro-4500",
+            "mi300x",
+            "mi250",
+        ] {
+            assert!(c.gpu(id).is_some(), "{id} missing");
+        }
+    }
+
     #[test]
     fn every_row_names_its_source() {
         let c = catalog();
