@@ -262,10 +262,7 @@ fn fit(a: &FitArgs) -> Result<ExitCode, String> {
         }
     );
     // Against given GPUs, `fit` is an assertion: 1 when the job does not fit.
-    let fits = plan
-        .target
-        .as_ref()
-        .is_none_or(|t| plan.verdict_on(t.gpu, t.count).fits);
+    let fits = plan.verdict().is_none_or(|(_, v)| v.fits);
     Ok(if fits {
         ExitCode::SUCCESS
     } else {

@@ -624,3 +624,32 @@ fn readme_examples_are_current() {
     }
     assert!(checked >= 3, "found {checked} README examples");
 }
+
+/// The verdict judges the job as asked: `--tp 1` on an 8-GPU instance holds all the
+/// weights on one GPU.
+#[test]
+fn fit_verdict_respects_the_given_tensor_parallel_size() {
+    let args = [
+        "fit",
+        "--params",
+        "70B",
+        "--precision",
+        "bf16",
+        "--instance",
+        "p5.48xlarge",
+    ];
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "tp 8 by default: {}", stdout(&o));
+    let o = run(&[&args[..], &["--tp", "1"]].concat());
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "130 GiB on one 80 GiB GPU: {}",
+        stdout(&o)
+    );
+    assert!(
+        stdout(&o).contains("tensor 1 × pipeline 1 on 8 GPUs"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -69,6 +69,16 @@ impl Plan {
         r
     }
 
+    /// The verdict on the given target, for the job exactly as asked (its tensor and
+    /// pipeline parallel sizes included). `None` without a target.
+    pub fn verdict(&self) -> Option<(Estimate, Verdict)> {
+        let t = self.target.as_ref()?;
+        let e = self.estimate();
+        let v = verdict(&e, t.gpu.usable_bytes(), self.utilization);
+        Some((e, v))
+    }
+
+    /// Whether the job fits `n` GPUs of one model, parallelised as [`Plan::on`] does.
     pub fn verdict_on(&self, gpu: &Gpu, n: u32) -> Verdict {
         verdict(&estimate(&self.on(n)), gpu.usable_bytes(), self.utilization)
     }

@@ -85,7 +85,7 @@ pub fn human(plan: &Plan) -> String {
 
     match &plan.target {
         Some(t) => {
-            let v = plan.verdict_on(t.gpu, t.count);
+            let (_, v) = plan.verdict().expect("a target");
             let what = t.instance.map_or_else(
                 || format!("{} × {}", t.count, t.gpu.name),
                 |i| {
@@ -105,12 +105,12 @@ pub fn human(plan: &Plan) -> String {
                 human_bytes(v.gpu_memory_bytes),
                 plan.utilization
             );
-            let need = human_bytes(e_on(plan, t.count).total_bytes);
+            let need = human_bytes(e.per_gpu.total_bytes);
             if v.fits {
                 let _ = writeln!(
                     out,
                     "✓ fits: {need} per GPU, {} to spare",
-                    human_bytes(v.usable_bytes - e_on(plan, t.count).total_bytes)
+                    human_bytes(v.usable_bytes - e.per_gpu.total_bytes)
                 );
             } else {
                 let _ = writeln!(
@@ -138,10 +138,6 @@ fn precision_label(plan: &Plan) -> String {
             format!("{q:?}").to_lowercase()
         ),
     }
-}
-
-fn e_on(plan: &Plan, n: u32) -> Breakdown {
-    crate::fit::estimate(&plan.on(n)).per_gpu
 }
 
 fn table(out: &mut String, total: &Breakdown, per_gpu: &Breakdown, training: bool) {
@@ -284,7 +280,7 @@ pub fn json(plan: &Plan) -> String {
     );
     match &plan.target {
         Some(t) => {
-            let verdict = plan.verdict_on(t.gpu, t.count);
+            let (_, verdict) = plan.verdict().expect("a target");
             put("gpu", json!(t.gpu.id));
             put("instance", json!(t.instance.map(|i| i.row.name.clone())));
             put("gpu_memory_bytes", json!(verdict.gpu_memory_bytes));
