@@ -22,7 +22,7 @@ impl Span {
 }
 
 /// A value as gpulint knows it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub enum Value<T> {
     /// Evaluated, from the source at this span.
     Known(T, Span),
@@ -30,6 +30,7 @@ pub enum Value<T> {
     /// default, a function gpulint does not implement).
     Unknown(Span),
     /// Not written at all: the provider's default applies.
+    #[default]
     Absent,
 }
 
@@ -118,16 +119,122 @@ pub struct Capacity {
     pub kind: CapacityKind,
     /// Where findings about the whole resource point: its header line.
     pub header: Span,
-    pub machine: Value<Machine>,
+    /// The machine types it may run: one for a VM, several for an EKS node group or a
+    /// mixed-instances ASG. Known lists are never empty.
+    pub machines: Value<Vec<Machine>>,
     pub market: Value<Market>,
+    pub scale: Scale,
+    pub zones: Value<Zones>,
+    /// Placement that packs machines together (or spreads them). `Absent`: none asked.
+    pub placement: Value<Placement>,
+    /// Whether the fast inter-node network (EFA, GPUDirect, InfiniBand) is set up.
+    /// `Absent`: nothing configures it.
+    pub fast_fabric: Value<bool>,
+    /// Backed by a reservation or capacity block: billed whether it runs or not.
+    pub reserved: Option<Span>,
+    pub role: Value<Role>,
+    /// Node labels a pool puts on its nodes (for Kubernetes scheduling).
+    pub labels: Vec<(String, String, Span)>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
     pub stop: Vec<Stop>,
+}
+
+impl Capacity {
+    /// Capacity with nothing known beyond what it is.
+    pub fn new(subject: String, provider: Provider, kind: CapacityKind, header: Span) -> Self {
+        Capacity {
+            subject,
+            provider,
+            kind,
+            header,
+            machines: Value::Absent,
+            market: Value::Absent,
+            scale: Scale::default(),
+            zones: Value::Absent,
+            placement: Value::Absent,
+            fast_fabric: Value::Absent,
+            reserved: None,
+            role: Value::Absent,
+            labels: Vec::new(),
+            stop: Vec::new(),
+        }
+    }
+
+    /// The machine types that carry GPUs, with the span that names them. `None` when the
+    /// machines are unknown or none has a GPU.
+    pub fn gpu_machines(&self) -> Option<(Vec<&Machine>, &Span)> {
+        let Value::Known(machines, span) = &self.machines else {
+            return None;
+        };
+        let gpu: Vec<&Machine> = machines.iter().filter(|m| m.gpus.is_some()).collect();
+        (!gpu.is_empty()).then_some((gpu, span))
+    }
+
+    /// Whether it may hold more than one machine (`None`: unknown).
+    pub fn multi_node(&self) -> Option<bool> {
+        match self.kind {
+            CapacityKind::Instance | CapacityKind::Notebook => Some(false),
+            _ => self.scale.max.known().map(|n| *n > 1),
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CapacityKind {
     /// One VM.
     Instance,
+    /// A template for VMs (GCP instance template).
+    Template,
+    /// A group of VMs that scales (ASG, managed instance group, VM scale set).
+    Group,
+    /// A Kubernetes node pool (EKS node group, GKE node pool, AKS node pool).
+    NodePool,
+    /// A capacity reservation.
+    Reservation,
+    /// A managed notebook (SageMaker).
+    Notebook,
+}
+
+/// How many machines: the bounds a group scales between.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scale {
+    pub min: Value<u64>,
+    pub max: Value<u64>,
+}
+
+/// Where a capacity's machines may be.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Zones {
+    /// These zones.
+    Listed(Vec<String>),
+    /// Every zone of a region (a regional GKE pool without `node_locations`).
+    Region(String),
+}
+
+impl Zones {
+    /// More than one zone.
+    pub fn is_multi(&self) -> bool {
+        match self {
+            Zones::Listed(z) => z.len() > 1,
+            Zones::Region(_) => true,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Zones::Listed(z) => z.join(", "),
+            Zones::Region(r) => format!("every zone of {r}"),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placement {
+    /// Packed close together: AWS cluster placement group, GCP compact placement,
+    /// Azure proximity placement group or scale set.
+    Cluster,
+    /// Deliberately apart (spread or partition).
+    Spread,
 }
 
 /// The machine shape and the GPUs on it.
@@ -153,6 +260,8 @@ pub enum Market {
     Spot,
     /// Reserved or capacity-block capacity.
     Reserved,
+    /// Some on-demand capacity and some spot (an ASG's mixed instances policy).
+    Mixed,
 }
 
 #[derive(Clone, Debug, PartialEq)]

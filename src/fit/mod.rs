@@ -248,7 +248,6 @@ pub enum Recompute {
 /// `s·b·h·(10 + 24/t + 5·a·s/(h·t))`; selective recomputation drops the attention term,
 /// full recomputation keeps only each layer's input (`2·s·b·h`). Pipeline stages with
 /// 1F1B hold the activations of all layers in total on the first stage.
-#[allow(clippy::many_single_char_names)] // the paper's notation
 pub fn activation_bytes(
     spec: &ModelSpec,
     seq: f64,

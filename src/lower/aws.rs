@@ -1,13 +1,35 @@
-//! AWS: `aws_instance`, and CloudWatch alarms that stop or terminate instances.
+//! AWS: instances, spot requests, launch templates, auto scaling groups, EKS node groups,
+//! placement groups, capacity reservations, SageMaker notebooks, and the CloudWatch alarms
+//! that stop or terminate instances.
 
-use super::terraform::{HOLE, Module, Resource, references, string_shape};
+use super::terraform::{Block, HOLE, Module, Resource, references, string_shape};
 use super::{attach_stop, instance_machine};
-use crate::model::{Capacity, CapacityKind, Inventory, Market, Provider, StopKind, Value};
+use crate::model::{
+    Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Stop,
+    StopKind, Value, Zones,
+};
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let first = out.capacity.len();
     for r in module.resources_of("aws_instance") {
-        out.capacity.push(instance(&r));
+        out.capacity.push(instance(module, &r));
+    }
+    for r in module.resources_of("aws_spot_instance_request") {
+        let mut c = instance(module, &r);
+        c.market = Value::Known(Market::Spot, r.header());
+        out.capacity.push(c);
+    }
+    for r in module.resources_of("aws_autoscaling_group") {
+        out.capacity.push(auto_scaling_group(module, &r));
+    }
+    for r in module.resources_of("aws_eks_node_group") {
+        out.capacity.push(node_group(module, &r));
+    }
+    for r in module.resources_of("aws_ec2_capacity_reservation") {
+        out.capacity.push(reservation(&r));
+    }
+    for r in module.resources_of("aws_sagemaker_notebook_instance") {
+        out.capacity.push(notebook(&r));
     }
     for alarm in module.resources_of("aws_cloudwatch_metric_alarm") {
         let Some(stop) = stop_action(&alarm) else {
@@ -19,41 +41,451 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             .map(references)
             .unwrap_or_default()
             .into_iter()
-            .filter(|r| r.rtype == "aws_instance")
+            .filter(|r| {
+                matches!(
+                    r.rtype.as_str(),
+                    "aws_instance" | "aws_spot_instance_request"
+                )
+            })
             .collect();
         attach_stop(&mut out.capacity[first..], &targets, stop, &alarm.header());
     }
 }
 
-fn instance(r: &Resource<'_>) -> Capacity {
-    let b = &r.block;
-    let market = match b.block("instance_market_options") {
+/// What a launch template contributes to the instances and groups that use it.
+#[derive(Default)]
+struct Template {
+    instance_type: Value<String>,
+    market: Value<Market>,
+    placement: Value<Placement>,
+    efa: Value<bool>,
+    reserved: Option<Span>,
+}
+
+fn template(module: &Module<'_>, lt: &Resource<'_>) -> Template {
+    let b = &lt.block;
+    let efa = match b.blocks("network_interfaces") {
+        Value::Known(nics, span) => {
+            let types: Vec<Value<String>> = nics.iter().map(|n| n.str("interface_type")).collect();
+            if types
+                .iter()
+                .any(|t| t.known().is_some_and(|t| t == "efa" || t == "efa-only"))
+            {
+                Value::Known(true, span)
+            } else if types.iter().any(Value::is_unknown) {
+                Value::Unknown(span)
+            } else {
+                Value::Known(false, span)
+            }
+        }
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Absent,
+    };
+    let placement = match b.block("placement") {
+        Value::Known(p, _) => placement_group(module, &p, "group_name"),
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Absent,
+    };
+    Template {
+        instance_type: b.str("instance_type"),
+        market: market_options(b),
+        placement,
+        efa,
+        reserved: reservation_target(b),
+    }
+}
+
+/// The launch template a `launch_template { id | name }` block names, when it is in the
+/// module. `Unknown` when the block names one gpulint cannot find.
+fn launch_template<'a>(module: &'a Module<'a>, b: &Block<'a>, key: &str) -> Value<Template> {
+    let spec = match b.block(key) {
+        Value::Known(s, _) => s,
+        Value::Unknown(s) => return Value::Unknown(s),
+        Value::Absent => return Value::Absent,
+    };
+    let target = ["id", "name", "launch_template_id", "launch_template_name"]
+        .iter()
+        .filter_map(|k| spec.expr(k))
+        .flat_map(references)
+        .find(|r| r.rtype == "aws_launch_template");
+    match target.and_then(|t| module.resource(&t.rtype, &t.name)) {
+        Some(lt) => Value::Known(template(module, &lt), spec.header),
+        None => Value::Unknown(spec.header),
+    }
+}
+
+/// `instance_market_options { market_type = "spot" }`.
+fn market_options(b: &Block<'_>) -> Value<Market> {
+    match b.block("instance_market_options") {
         Value::Absent => Value::Absent,
         Value::Unknown(s) => Value::Unknown(s),
         Value::Known(opts, span) => match opts.str("market_type") {
             Value::Known(t, s) => Value::Known(
-                if t == "spot" {
-                    Market::Spot
-                } else {
-                    Market::OnDemand
+                match t.as_str() {
+                    "spot" => Market::Spot,
+                    "capacity-block" => Market::Reserved,
+                    _ => Market::OnDemand,
                 },
                 s,
             ),
             Value::Unknown(s) => Value::Unknown(s),
-            Value::Absent => Value::Known(Market::OnDemand, span),
+            // market_type is optional; options without it still ask for spot.
+            Value::Absent => Value::Known(Market::Spot, span),
+        },
+    }
+}
+
+/// A targeted capacity reservation (ODCR): capacity that is paid for anyway.
+fn reservation_target(b: &Block<'_>) -> Option<Span> {
+    let spec = b.block("capacity_reservation_specification");
+    let spec = spec.known()?;
+    spec.block("capacity_reservation_target")
+        .known()
+        .map(|t| t.header.clone())
+}
+
+/// The strategy of the placement group `b.key` names. `Unknown` when it names one
+/// gpulint cannot see (a name string, a variable).
+fn placement_group(module: &Module<'_>, b: &Block<'_>, key: &str) -> Value<Placement> {
+    let (Some(expr), Some(span)) = (b.expr(key), b.span_of(key)) else {
+        return Value::Absent;
+    };
+    let Some(pg) = references(expr)
+        .into_iter()
+        .find(|r| r.rtype == "aws_placement_group")
+        .and_then(|r| module.resource(&r.rtype, &r.name))
+    else {
+        return Value::Unknown(span);
+    };
+    match pg.block.str("strategy") {
+        Value::Known(s, _) => Value::Known(
+            if s == "cluster" {
+                Placement::Cluster
+            } else {
+                Placement::Spread
+            },
+            span,
+        ),
+        _ => Value::Unknown(span),
+    }
+}
+
+/// Zones of the subnets an expression lists, through `aws_subnet.availability_zone`.
+fn subnet_zones(module: &Module<'_>, b: &Block<'_>, key: &str) -> Value<Zones> {
+    let (Some(expr), Some(span)) = (b.expr(key), b.span_of(key)) else {
+        return Value::Absent;
+    };
+    let refs = references(expr);
+    if refs.is_empty() || refs.iter().any(|r| r.rtype != "aws_subnet") {
+        return Value::Unknown(span);
+    }
+    let mut zones = Vec::new();
+    for r in refs {
+        let Some(subnet) = module.resource(&r.rtype, &r.name) else {
+            return Value::Unknown(span);
+        };
+        match subnet.block.str("availability_zone") {
+            Value::Known(z, _) => {
+                if !zones.contains(&z) {
+                    zones.push(z);
+                }
+            }
+            _ => return Value::Unknown(span),
+        }
+    }
+    Value::Known(Zones::Listed(zones), span)
+}
+
+fn one(b: &Block<'_>, key: &str, provider: Provider) -> Value<Vec<Machine>> {
+    b.str(key).map(|t| vec![instance_machine(provider, &t)])
+}
+
+fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let lt = launch_template(module, b, "launch_template");
+    let from_lt = |f: fn(&Template) -> Value<String>| match &lt {
+        Value::Known(t, _) => f(t),
+        Value::Unknown(s) => Value::Unknown(s.clone()),
+        Value::Absent => Value::Absent,
+    };
+    let mut c = Capacity::new(
+        r.subject(),
+        Provider::Aws,
+        CapacityKind::Instance,
+        r.header(),
+    );
+    c.machines = match b.str("instance_type") {
+        Value::Absent => from_lt(|t| t.instance_type.clone()),
+        v => v,
+    }
+    .map(|t| vec![instance_machine(Provider::Aws, &t)]);
+    c.market = match market_options(b) {
+        Value::Absent => lt.known().map_or(Value::Absent, |t| t.market.clone()),
+        m => m,
+    };
+    c.scale = Scale {
+        min: Value::Known(1, r.header()),
+        max: Value::Known(1, r.header()),
+    };
+    c.zones = match b.str("availability_zone") {
+        Value::Known(z, s) => Value::Known(Zones::Listed(vec![z]), s),
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => subnet_zones(module, b, "subnet_id"),
+    };
+    c.placement = match placement_group(module, b, "placement_group") {
+        Value::Absent => lt.known().map_or(Value::Absent, |t| t.placement.clone()),
+        p => p,
+    };
+    c.fast_fabric = lt.known().map_or(Value::Absent, |t| t.efa.clone());
+    c.reserved = reservation_target(b)
+        .or_else(|| lt.known().and_then(|t| t.reserved.clone()))
+        .or_else(|| reserved_market(&c.market));
+    c.role = r.role(&["tags"], &[]);
+    c
+}
+
+fn reserved_market(m: &Value<Market>) -> Option<Span> {
+    match m {
+        Value::Known(Market::Reserved, s) => Some(s.clone()),
+        _ => None,
+    }
+}
+
+fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let mut c = Capacity::new(r.subject(), Provider::Aws, CapacityKind::Group, r.header());
+    let mixed = b.block("mixed_instances_policy");
+    let (lt, overrides, distribution) = match &mixed {
+        Value::Known(m, _) => {
+            let spec = m.block("launch_template");
+            let lt = match &spec {
+                Value::Known(s, _) => launch_template(module, s, "launch_template_specification"),
+                Value::Unknown(sp) => Value::Unknown(sp.clone()),
+                Value::Absent => Value::Absent,
+            };
+            let overrides: Value<Vec<Value<String>>> = match &spec {
+                Value::Known(s, _) => s
+                    .blocks("override")
+                    .map(|o| o.iter().map(|o| o.str("instance_type")).collect()),
+                _ => Value::Absent,
+            };
+            (lt, overrides, m.block("instances_distribution"))
+        }
+        Value::Unknown(s) => (
+            Value::Unknown(s.clone()),
+            Value::Absent,
+            Value::Unknown(s.clone()),
+        ),
+        Value::Absent => (
+            launch_template(module, b, "launch_template"),
+            Value::Absent,
+            Value::Absent,
+        ),
+    };
+    c.machines = match (&overrides, &lt) {
+        (Value::Known(types, span), _) => {
+            if types.iter().any(Value::is_unknown) {
+                Value::Unknown(span.clone())
+            } else {
+                let names: Vec<&String> = types.iter().filter_map(Value::known).collect();
+                if names.is_empty() {
+                    Value::Unknown(span.clone())
+                } else {
+                    Value::Known(
+                        names
+                            .iter()
+                            .map(|t| instance_machine(Provider::Aws, t))
+                            .collect(),
+                        span.clone(),
+                    )
+                }
+            }
+        }
+        (Value::Unknown(s), _) | (Value::Absent, Value::Unknown(s)) => Value::Unknown(s.clone()),
+        (Value::Absent, Value::Known(t, _)) => t
+            .instance_type
+            .clone()
+            .map(|t| vec![instance_machine(Provider::Aws, &t)]),
+        (Value::Absent, Value::Absent) => Value::Absent,
+    };
+    c.market = match &distribution {
+        Value::Known(d, span) => {
+            let base = d.u64("on_demand_base_capacity");
+            let pct = d.u64("on_demand_percentage_above_base_capacity");
+            match (base, pct) {
+                (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
+                (base, pct) => {
+                    // AWS defaults: base 0, percentage 100.
+                    let b0 = base.known().copied().unwrap_or(0);
+                    let p0 = pct.known().copied().unwrap_or(100);
+                    let at = pct
+                        .span()
+                        .or(base.span())
+                        .cloned()
+                        .unwrap_or_else(|| span.clone());
+                    Value::Known(
+                        match (b0, p0) {
+                            (_, 100) => Market::OnDemand,
+                            (0, 0) => Market::Spot,
+                            _ => Market::Mixed,
+                        },
+                        at,
+                    )
+                }
+            }
+        }
+        Value::Unknown(s) => Value::Unknown(s.clone()),
+        Value::Absent => lt.known().map_or(Value::Absent, |t| t.market.clone()),
+    };
+    c.scale = Scale {
+        min: b.u64("min_size"),
+        max: b.u64("max_size"),
+    };
+    c.zones = match subnet_zones(module, b, "vpc_zone_identifier") {
+        Value::Absent => b.string_list("availability_zones").map(Zones::Listed),
+        z => z,
+    };
+    c.placement = match placement_group(module, b, "placement_group") {
+        Value::Absent => lt.known().map_or(Value::Absent, |t| t.placement.clone()),
+        p => p,
+    };
+    c.fast_fabric = lt.known().map_or(Value::Absent, |t| t.efa.clone());
+    c.reserved = lt
+        .known()
+        .and_then(|t| t.reserved.clone())
+        .or_else(|| reserved_market(&c.market));
+    // ASG tags are `tag { key, value }` blocks.
+    let tags: Vec<(String, String, Span)> = b
+        .blocks("tag")
+        .known()
+        .map(|ts| {
+            ts.iter()
+                .filter_map(|t| {
+                    let v = t.str("value");
+                    Some((
+                        t.str("key").known()?.clone(),
+                        v.known()?.clone(),
+                        v.span()?.clone(),
+                    ))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    c.role = match tags.iter().find(|(k, _, _)| k == super::role::HINT) {
+        Some((_, v, s)) => super::role::from_hint(v, s.clone()),
+        None => match r.role(&[], &["name"]) {
+            Value::Absent => super::role::from_words(
+                tags.iter().flat_map(|(k, v, _)| [k.as_str(), v.as_str()]),
+                &r.header(),
+            ),
+            role => role,
         },
     };
-    Capacity {
-        subject: r.subject(),
-        provider: Provider::Aws,
-        kind: CapacityKind::Instance,
-        header: r.header(),
-        machine: b
-            .str("instance_type")
-            .map(|t| instance_machine(Provider::Aws, &t)),
-        market,
-        stop: Vec::new(),
+    c
+}
+
+fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let lt = launch_template(module, b, "launch_template");
+    let mut c = Capacity::new(
+        r.subject(),
+        Provider::Aws,
+        CapacityKind::NodePool,
+        r.header(),
+    );
+    c.machines = match b.string_list("instance_types") {
+        Value::Known(types, s) if !types.is_empty() => Value::Known(
+            types
+                .iter()
+                .map(|t| instance_machine(Provider::Aws, t))
+                .collect(),
+            s,
+        ),
+        Value::Known(_, s) | Value::Unknown(s) => Value::Unknown(s),
+        // Without instance_types the group takes the launch template's, else t3.medium.
+        Value::Absent => match &lt {
+            Value::Known(t, _) => t
+                .instance_type
+                .clone()
+                .map(|t| vec![instance_machine(Provider::Aws, &t)]),
+            Value::Unknown(s) => Value::Unknown(s.clone()),
+            Value::Absent => Value::Known(
+                vec![instance_machine(Provider::Aws, "t3.medium")],
+                r.header(),
+            ),
+        },
+    };
+    c.market = b.str("capacity_type").map(|t| match t.as_str() {
+        "SPOT" => Market::Spot,
+        "CAPACITY_BLOCK" => Market::Reserved,
+        _ => Market::OnDemand,
+    });
+    let scaling = b.block("scaling_config");
+    c.scale = match &scaling {
+        Value::Known(s, _) => Scale {
+            min: s.u64("min_size"),
+            max: s.u64("max_size"),
+        },
+        Value::Unknown(s) => Scale {
+            min: Value::Unknown(s.clone()),
+            max: Value::Unknown(s.clone()),
+        },
+        Value::Absent => Scale::default(),
+    };
+    c.zones = subnet_zones(module, b, "subnet_ids");
+    c.placement = lt.known().map_or(Value::Absent, |t| t.placement.clone());
+    c.fast_fabric = lt.known().map_or(Value::Absent, |t| t.efa.clone());
+    c.reserved = reserved_market(&c.market).or_else(|| lt.known().and_then(|t| t.reserved.clone()));
+    c.labels = b.string_map("labels");
+    c.role = r.role(&["labels", "tags"], &["node_group_name"]);
+    c
+}
+
+fn reservation(r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let mut c = Capacity::new(
+        r.subject(),
+        Provider::Aws,
+        CapacityKind::Reservation,
+        r.header(),
+    );
+    c.machines = one(b, "instance_type", Provider::Aws);
+    let count = b.u64("instance_count");
+    c.scale = Scale {
+        min: count.clone(),
+        max: count,
+    };
+    c.zones = b.str("availability_zone").map(|z| Zones::Listed(vec![z]));
+    c.market = Value::Known(Market::Reserved, r.header());
+    c.reserved = Some(r.header());
+    c
+}
+
+/// SageMaker notebooks: `ml.g5.xlarge` runs on a `g5.xlarge`. Idle shutdown is done by a
+/// lifecycle configuration script; gpulint cannot read the script, so an attached one
+/// counts as a possible stop.
+fn notebook(r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let mut c = Capacity::new(
+        r.subject(),
+        Provider::Aws,
+        CapacityKind::Notebook,
+        r.header(),
+    );
+    c.machines = b.str("instance_type").map(|t| {
+        let ec2 = t.strip_prefix("ml.").unwrap_or(&t);
+        let mut m = instance_machine(Provider::Aws, ec2);
+        m.name.clone_from(&t);
+        vec![m]
+    });
+    if let Some(span) = b.span_of("lifecycle_config_name") {
+        c.stop.push(Stop {
+            kind: StopKind::Unresolved,
+            span,
+        });
     }
+    c.role = r.role(&["tags"], &[]);
+    c
 }
 
 /// Whether an alarm's actions stop or terminate an EC2 instance. `Some(Unresolved)` when

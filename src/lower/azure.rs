@@ -1,9 +1,13 @@
-//! Azure: Linux and Windows VMs (and the legacy `azurerm_virtual_machine`), and the
-//! DevTest Labs auto-shutdown schedule that stops them.
+//! Azure: VMs (Linux, Windows and the legacy `azurerm_virtual_machine`) with the DevTest
+//! Labs auto-shutdown schedule that stops them, VM scale sets, AKS node pools (the
+//! cluster's default pool and `azurerm_kubernetes_cluster_node_pool`), and capacity
+//! reservations.
 
-use super::terraform::{Module, references};
+use super::terraform::{Block, Module, Resource, references};
 use super::{attach_stop, instance_machine};
-use crate::model::{Capacity, CapacityKind, Inventory, Market, Provider, StopKind, Value};
+use crate::model::{
+    Capacity, CapacityKind, Inventory, Market, Placement, Provider, Scale, StopKind, Value, Zones,
+};
 
 const VMS: [(&str, &str); 3] = [
     ("azurerm_linux_virtual_machine", "size"),
@@ -11,29 +15,36 @@ const VMS: [(&str, &str); 3] = [
     ("azurerm_virtual_machine", "vm_size"),
 ];
 
+const SCALE_SETS: [&str; 3] = [
+    "azurerm_linux_virtual_machine_scale_set",
+    "azurerm_windows_virtual_machine_scale_set",
+    "azurerm_orchestrated_virtual_machine_scale_set",
+];
+
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let first = out.capacity.len();
     for (rtype, size_key) in VMS {
         for r in module.resources_of(rtype) {
             let b = &r.block;
-            let market = b.str("priority").map(|p| {
-                if p.eq_ignore_ascii_case("spot") {
-                    Market::Spot
-                } else {
-                    Market::OnDemand
-                }
-            });
-            out.capacity.push(Capacity {
-                subject: r.subject(),
-                provider: Provider::Azure,
-                kind: CapacityKind::Instance,
-                header: r.header(),
-                machine: b
-                    .str(size_key)
-                    .map(|s| instance_machine(Provider::Azure, &s)),
-                market,
-                stop: Vec::new(),
-            });
+            let mut c = Capacity::new(
+                r.subject(),
+                Provider::Azure,
+                CapacityKind::Instance,
+                r.header(),
+            );
+            c.machines = b
+                .str(size_key)
+                .map(|s| vec![instance_machine(Provider::Azure, &s)]);
+            c.market = priority(b, "priority");
+            c.scale = Scale {
+                min: Value::Known(1, r.header()),
+                max: Value::Known(1, r.header()),
+            };
+            c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
+            c.placement = proximity(b);
+            c.reserved = b.span_of("capacity_reservation_group_id");
+            c.role = r.role(&["tags"], &[]);
+            out.capacity.push(c);
         }
     }
     for schedule in module.resources_of("azurerm_dev_test_global_vm_shutdown_schedule") {
@@ -57,4 +68,150 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             &schedule.header(),
         );
     }
+    for rtype in SCALE_SETS {
+        for r in module.resources_of(rtype) {
+            out.capacity.push(scale_set(&r));
+        }
+    }
+    for r in module.resources_of("azurerm_kubernetes_cluster_node_pool") {
+        out.capacity.push(aks_pool(&r, &r.block, r.subject()));
+    }
+    for cluster in module.resources_of("azurerm_kubernetes_cluster") {
+        if let Value::Known(pool, _) = cluster.block.block("default_node_pool") {
+            let subject = format!("{}.default_node_pool", cluster.subject());
+            out.capacity.push(aks_pool(&cluster, &pool, subject));
+        }
+    }
+    for r in module.resources_of("azurerm_capacity_reservation") {
+        let mut c = Capacity::new(
+            r.subject(),
+            Provider::Azure,
+            CapacityKind::Reservation,
+            r.header(),
+        );
+        if let Value::Known(sku, _) = r.block.block("sku") {
+            c.machines = sku
+                .str("name")
+                .map(|s| vec![instance_machine(Provider::Azure, &s)]);
+            let n = sku.u64("capacity");
+            c.scale = Scale {
+                min: n.clone(),
+                max: n,
+            };
+        }
+        c.zones = r.block.str("zone").map(|z| Zones::Listed(vec![z]));
+        c.market = Value::Known(Market::Reserved, r.header());
+        c.reserved = Some(r.header());
+        out.capacity.push(c);
+    }
+}
+
+/// `priority = "Spot"`.
+fn priority(b: &Block<'_>, key: &str) -> Value<Market> {
+    b.str(key).map(|p| {
+        if p.eq_ignore_ascii_case("spot") {
+            Market::Spot
+        } else {
+            Market::OnDemand
+        }
+    })
+}
+
+/// A proximity placement group keeps VMs close together.
+fn proximity(b: &Block<'_>) -> Value<Placement> {
+    b.span_of("proximity_placement_group_id")
+        .map_or(Value::Absent, |s| Value::Known(Placement::Cluster, s))
+}
+
+fn zones(b: &Block<'_>) -> Value<Zones> {
+    b.string_list("zones").map(Zones::Listed)
+}
+
+/// A VM scale set: InfiniBand on ND sizes is set up automatically between the VMs of one
+/// scale set (AZ-DOCS), so the set is both the placement and the fabric.
+fn scale_set(r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let mut c = Capacity::new(
+        r.subject(),
+        Provider::Azure,
+        CapacityKind::Group,
+        r.header(),
+    );
+    c.machines = b
+        .str("sku")
+        .map(|s| vec![instance_machine(Provider::Azure, &s)]);
+    c.market = priority(b, "priority");
+    let n = b.u64("instances");
+    c.scale = Scale {
+        min: n.clone(),
+        max: n,
+    };
+    c.zones = zones(b);
+    c.placement = match proximity(b) {
+        Value::Absent => Value::Known(Placement::Cluster, r.header()),
+        p => p,
+    };
+    c.fast_fabric = Value::Known(true, r.header());
+    c.reserved = b.span_of("capacity_reservation_group_id");
+    c.role = r.role(&["tags"], &[]);
+    c
+}
+
+/// An AKS node pool: `pool` is the node pool resource's body or the cluster's
+/// `default_node_pool` block.
+fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
+    let header = if subject == r.subject() {
+        r.header()
+    } else {
+        pool.header.clone()
+    };
+    let mut c = Capacity::new(
+        subject,
+        Provider::Azure,
+        CapacityKind::NodePool,
+        header.clone(),
+    );
+    c.machines = pool
+        .str("vm_size")
+        .map(|s| vec![instance_machine(Provider::Azure, &s)]);
+    c.market = priority(pool, "priority");
+    let autoscale = match pool.bool("auto_scaling_enabled") {
+        Value::Absent => pool.bool("enable_auto_scaling"),
+        v => v,
+    };
+    c.scale = match autoscale {
+        Value::Known(true, _) => Scale {
+            min: pool.u64("min_count"),
+            max: pool.u64("max_count"),
+        },
+        Value::Unknown(s) => Scale {
+            min: Value::Unknown(s.clone()),
+            max: Value::Unknown(s),
+        },
+        Value::Known(false, _) | Value::Absent => {
+            let n = pool.u64("node_count");
+            Scale {
+                min: n.clone(),
+                max: n,
+            }
+        }
+    };
+    c.zones = zones(pool);
+    c.placement = proximity(pool);
+    c.reserved = pool.span_of("capacity_reservation_group_id");
+    c.labels = pool.string_map("node_labels");
+    let words: Vec<String> = c
+        .labels
+        .iter()
+        .flat_map(|(k, v, _)| [k.clone(), v.clone()])
+        .chain(pool.str("name").known().cloned())
+        .collect();
+    c.role = match c.labels.iter().find(|(k, _, _)| k == super::role::HINT) {
+        Some((_, v, s)) => super::role::from_hint(v, s.clone()),
+        None => match r.role(&["tags"], &[]) {
+            Value::Absent => super::role::from_words(words.iter().map(String::as_str), &header),
+            role => role,
+        },
+    };
+    c
 }

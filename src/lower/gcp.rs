@@ -1,55 +1,118 @@
-//! GCP: `google_compute_instance`, with GPUs from accelerator-optimized machine types or
-//! `guest_accelerator`, and its stop mechanisms (`scheduling.max_run_duration`,
-//! `scheduling.termination_time`, an instance-schedule resource policy).
+//! GCP: VMs and instance templates (GPUs from accelerator-optimized machine types or
+//! `guest_accelerator`), their stops (`max_run_duration`, `termination_time`, instance
+//! schedules) and placement (resource-policy collocation), reservations, and GKE node
+//! pools, standalone or inline in the cluster.
 
 use super::instance_machine;
 use super::terraform::{Block, Module, Resource, references};
 use crate::catalog::{Interconnect, catalog};
 use crate::model::{
-    Capacity, CapacityKind, GpuSet, Inventory, Machine, Market, Provider, Span, Stop, StopKind,
-    Value,
+    Capacity, CapacityKind, GpuSet, Inventory, Machine, Market, Placement, Provider, Scale, Span,
+    Stop, StopKind, Value, Zones,
 };
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
-    for r in module.resources_of("google_compute_instance") {
-        let b = &r.block;
-        let scheduling = b.block("scheduling");
-        let mut stop = Vec::new();
-        match &scheduling {
-            Value::Known(s, _) => {
-                // A run cap or a fixed end time both stop the VM.
-                let caps = [
-                    s.block("max_run_duration").span().cloned(),
-                    s.span_of("termination_time"),
-                ];
-                stop.extend(caps.into_iter().flatten().map(|span| Stop {
-                    kind: StopKind::MaxRunDuration,
-                    span,
-                }));
-            }
-            Value::Unknown(span) => stop.push(Stop {
-                kind: StopKind::Unresolved,
-                span: span.clone(),
-            }),
-            Value::Absent => {}
+    for (rtype, kind) in [
+        ("google_compute_instance", CapacityKind::Instance),
+        ("google_compute_instance_template", CapacityKind::Template),
+        (
+            "google_compute_region_instance_template",
+            CapacityKind::Template,
+        ),
+    ] {
+        for r in module.resources_of(rtype) {
+            out.capacity.push(vm(module, &r, kind));
         }
-        stop.extend(schedule_policies(module, &r));
-        out.capacity.push(Capacity {
-            subject: r.subject(),
-            provider: Provider::Gcp,
-            kind: CapacityKind::Instance,
-            header: r.header(),
-            machine: machine(b),
-            market: market(&scheduling),
-            stop,
-        });
+    }
+    for r in module.resources_of("google_compute_reservation") {
+        out.capacity.push(reservation(&r));
+    }
+    for r in module.resources_of("google_container_node_pool") {
+        let cluster = r
+            .block
+            .expr("cluster")
+            .map(references)
+            .unwrap_or_default()
+            .into_iter()
+            .find(|x| x.rtype == "google_container_cluster")
+            .and_then(|x| module.resource(&x.rtype, &x.name));
+        let location = match r.block.str("location") {
+            Value::Absent => cluster.map_or(Value::Absent, |c| c.block.str("location")),
+            l => l,
+        };
+        out.capacity
+            .push(node_pool(&r, &r.block, r.subject(), &location));
+    }
+    for cluster in module.resources_of("google_container_cluster") {
+        let location = cluster.block.str("location");
+        if let Value::Known(pools, _) = cluster.block.blocks("node_pool") {
+            for (i, pool) in pools.iter().enumerate() {
+                let name = pool
+                    .str("name")
+                    .known()
+                    .cloned()
+                    .unwrap_or_else(|| i.to_string());
+                let subject = format!("{}.node_pool[\"{name}\"]", cluster.subject());
+                out.capacity
+                    .push(node_pool(&cluster, pool, subject, &location));
+            }
+        }
     }
 }
 
-/// The GPUs of a GCP VM: attached to the machine type (A2, A3, A4, G2, G4), or added with
-/// `guest_accelerator` (N1).
+fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
+    let b = &r.block;
+    let scheduling = b.block("scheduling");
+    let mut c = Capacity::new(r.subject(), Provider::Gcp, kind, r.header());
+    match &scheduling {
+        Value::Known(s, _) => {
+            // A run cap or a fixed end time both stop the VM.
+            let caps = [
+                s.block("max_run_duration").span().cloned(),
+                s.span_of("termination_time"),
+            ];
+            c.stop.extend(caps.into_iter().flatten().map(|span| Stop {
+                kind: StopKind::MaxRunDuration,
+                span,
+            }));
+        }
+        Value::Unknown(span) => c.stop.push(Stop {
+            kind: StopKind::Unresolved,
+            span: span.clone(),
+        }),
+        Value::Absent => {}
+    }
+    let policies = resource_policies(module, r);
+    c.stop.extend(policies.stops);
+    c.placement = policies.placement;
+    c.machines = machine(b).map(|m| vec![m]);
+    c.market = market(&scheduling);
+    if kind == CapacityKind::Instance {
+        c.scale = Scale {
+            min: Value::Known(1, r.header()),
+            max: Value::Known(1, r.header()),
+        };
+        c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
+    }
+    c.reserved = specific_reservation(b);
+    c.role = r.role(&["labels"], &["name"]);
+    c
+}
+
+/// The GPUs of a GCP machine: attached to the machine type (A2, A3, A4, G2, G4), or added
+/// with `guest_accelerator` (N1). `machine_type_key` differs between VMs and reservations.
 fn machine(b: &Block<'_>) -> Value<Machine> {
-    let (name, span) = match b.str("machine_type") {
+    machine_with(b, "machine_type", "guest_accelerator", "type", "count")
+}
+
+fn machine_with(
+    b: &Block<'_>,
+    machine_key: &str,
+    accel_block: &str,
+    type_key: &str,
+    count_key: &str,
+) -> Value<Machine> {
+    let (name, span) = match b.str(machine_key) {
         Value::Known(t, s) => (last_segment(&t).to_string(), s),
         Value::Unknown(s) => return Value::Unknown(s),
         Value::Absent => return Value::Absent,
@@ -58,14 +121,14 @@ fn machine(b: &Block<'_>) -> Value<Machine> {
     if attached.gpus.is_some() {
         return Value::Known(attached, span);
     }
-    let accelerators = match b.blocks("guest_accelerator") {
+    let accelerators = match b.blocks(accel_block) {
         Value::Known(a, _) => a,
         Value::Unknown(s) => return Value::Unknown(s),
         Value::Absent => return Value::Known(attached, span),
     };
     let mut gpus = None;
     for acc in accelerators {
-        let (Value::Known(ty, ty_span), count) = (acc.str("type"), acc.u64("count")) else {
+        let (Value::Known(ty, ty_span), count) = (acc.str(type_key), acc.u64(count_key)) else {
             return Value::Unknown(acc.header);
         };
         let count = match count {
@@ -96,6 +159,7 @@ fn machine(b: &Block<'_>) -> Value<Machine> {
     Value::Known(Machine { name, gpus }, span)
 }
 
+/// Spot from `provisioning_model = "SPOT"` or `preemptible = true` (VMs and templates).
 fn market(scheduling: &Value<Block<'_>>) -> Value<Market> {
     let Value::Known(s, span) = scheduling else {
         return match scheduling {
@@ -105,53 +169,278 @@ fn market(scheduling: &Value<Block<'_>>) -> Value<Market> {
     };
     match (s.str("provisioning_model"), s.bool("preemptible")) {
         (Value::Known(m, sp), _) if m == "SPOT" => Value::Known(Market::Spot, sp),
+        (Value::Known(m, sp), _) if m == "RESERVATION_BOUND" => Value::Known(Market::Reserved, sp),
         (_, Value::Known(true, sp)) => Value::Known(Market::Spot, sp),
         (Value::Unknown(sp), _) | (_, Value::Unknown(sp)) => Value::Unknown(sp),
         _ => Value::Known(Market::OnDemand, span.clone()),
     }
 }
 
-/// Instance schedules attached through `resource_policies`.
-fn schedule_policies(module: &Module<'_>, r: &Resource<'_>) -> Vec<Stop> {
-    let Some(expr) = r.block.expr("resource_policies") else {
-        return Vec::new();
+/// `reservation_affinity { type = "SPECIFIC_RESERVATION" }`: consumes a reservation.
+fn specific_reservation(b: &Block<'_>) -> Option<Span> {
+    let affinity = b.block("reservation_affinity");
+    let a = affinity.known()?;
+    ["type", "consume_reservation_type"]
+        .iter()
+        .find_map(|k| match a.str(k) {
+            Value::Known(t, s) if t == "SPECIFIC_RESERVATION" => Some(s),
+            _ => None,
+        })
+}
+
+struct Policies {
+    stops: Vec<Stop>,
+    placement: Value<Placement>,
+}
+
+/// Instance schedules and compact placement attached through `resource_policies`.
+fn resource_policies(module: &Module<'_>, r: &Resource<'_>) -> Policies {
+    let (Some(expr), Some(span)) = (
+        r.block.expr("resource_policies"),
+        r.block.span_of("resource_policies"),
+    ) else {
+        return Policies {
+            stops: Vec::new(),
+            placement: Value::Absent,
+        };
     };
-    let span = r
-        .block
-        .span_of("resource_policies")
-        .expect("attribute exists");
     let refs: Vec<_> = references(expr)
         .into_iter()
         .filter(|x| x.rtype == "google_compute_resource_policy")
         .collect();
     if refs.is_empty() {
         // Named by a string or a variable: it may be a schedule gpulint cannot see.
-        return vec![Stop {
-            kind: StopKind::Unresolved,
-            span,
-        }];
+        return Policies {
+            stops: vec![Stop {
+                kind: StopKind::Unresolved,
+                span: span.clone(),
+            }],
+            placement: Value::Unknown(span),
+        };
     }
-    refs.iter()
-        .filter_map(|x| {
-            let policy = module.resource(&x.rtype, &x.name)?;
-            let kind = match policy.block.block("instance_schedule_policy") {
-                Value::Known(p, _) => match p.block("vm_stop_schedule") {
-                    Value::Known(..) => StopKind::InstanceSchedule,
-                    Value::Unknown(_) => StopKind::Unresolved,
-                    Value::Absent => return None,
-                },
-                Value::Unknown(_) => StopKind::Unresolved,
-                Value::Absent => return None,
-            };
-            Some(Stop {
+    let mut stops = Vec::new();
+    let mut placement = Value::Absent;
+    for x in refs {
+        let at = Span::new(r.block.file, x.span.clone());
+        let Some(policy) = module.resource(&x.rtype, &x.name) else {
+            continue;
+        };
+        let kind = match policy.block.block("instance_schedule_policy") {
+            Value::Known(p, _) => match p.block("vm_stop_schedule") {
+                Value::Known(..) => Some(StopKind::InstanceSchedule),
+                Value::Unknown(_) => Some(StopKind::Unresolved),
+                Value::Absent => None,
+            },
+            Value::Unknown(_) => Some(StopKind::Unresolved),
+            Value::Absent => None,
+        };
+        if let Some(kind) = kind {
+            stops.push(Stop {
                 kind,
-                span: Span::new(r.block.file, x.span.clone()),
-            })
-        })
-        .collect()
+                span: at.clone(),
+            });
+        }
+        if let Value::Known(g, _) = policy.block.block("group_placement_policy") {
+            placement = match g.str("collocation") {
+                Value::Known(c, _) if c == "COLLOCATED" => Value::Known(Placement::Cluster, at),
+                Value::Known(..) | Value::Absent => Value::Known(Placement::Spread, at),
+                Value::Unknown(s) => Value::Unknown(s),
+            };
+        }
+    }
+    Policies { stops, placement }
+}
+
+fn reservation(r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let mut c = Capacity::new(
+        r.subject(),
+        Provider::Gcp,
+        CapacityKind::Reservation,
+        r.header(),
+    );
+    c.market = Value::Known(Market::Reserved, r.header());
+    c.reserved = Some(r.header());
+    c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
+    match b.block("specific_reservation") {
+        Value::Known(spec, _) => {
+            let count = spec.u64("count");
+            c.scale = Scale {
+                min: count.clone(),
+                max: count,
+            };
+            c.machines = match spec.block("instance_properties") {
+                Value::Known(p, _) => machine_with(
+                    &p,
+                    "machine_type",
+                    "guest_accelerators",
+                    "accelerator_type",
+                    "accelerator_count",
+                )
+                .map(|m| vec![m]),
+                Value::Unknown(s) => Value::Unknown(s),
+                // From a source instance template gpulint does not follow.
+                Value::Absent => Value::Unknown(spec.header),
+            };
+        }
+        Value::Unknown(s) => c.machines = Value::Unknown(s),
+        Value::Absent => {}
+    }
+    c
+}
+
+/// A GKE node pool: `pool` is the `google_container_node_pool` body or an inline
+/// `node_pool` block of the cluster `r`.
+fn node_pool(
+    r: &Resource<'_>,
+    pool: &Block<'_>,
+    subject: String,
+    location: &Value<String>,
+) -> Capacity {
+    let header = if subject == r.subject() {
+        r.header()
+    } else {
+        pool.header.clone()
+    };
+    let mut c = Capacity::new(
+        subject,
+        Provider::Gcp,
+        CapacityKind::NodePool,
+        header.clone(),
+    );
+    let config = pool.block("node_config");
+    if let Value::Known(nc, _) = &config {
+        c.machines = machine(nc).map(|m| vec![m]);
+        c.market = match (nc.bool("spot"), nc.bool("preemptible")) {
+            (Value::Known(true, s), _) | (_, Value::Known(true, s)) => {
+                Value::Known(Market::Spot, s)
+            }
+            (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
+            _ => Value::Absent,
+        };
+        c.reserved = specific_reservation(nc);
+        c.labels = nc.string_map("labels");
+    } else if let Value::Unknown(s) = &config {
+        c.machines = Value::Unknown(s.clone());
+    }
+    // Zones: node_locations, else the cluster's location (a zone, or a whole region).
+    c.zones = match pool.string_list("node_locations") {
+        Value::Known(z, s) if !z.is_empty() => Value::Known(Zones::Listed(z), s),
+        Value::Known(_, s) | Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => match location {
+            Value::Known(l, s) => Value::Known(
+                if is_zone(l) {
+                    Zones::Listed(vec![l.clone()])
+                } else {
+                    Zones::Region(l.clone())
+                },
+                s.clone(),
+            ),
+            Value::Unknown(s) => Value::Unknown(s.clone()),
+            Value::Absent => Value::Absent,
+        },
+    };
+    let zone_count = match c.zones.known() {
+        Some(Zones::Listed(z)) => Some(z.len() as u64),
+        _ => None,
+    };
+    c.scale = match pool.block("autoscaling") {
+        Value::Known(a, _) => {
+            let per_zone = |v: Value<u64>| match (v, zone_count) {
+                (Value::Known(n, s), Some(z)) => Value::Known(n * z, s),
+                (Value::Known(_, s), None) => Value::Unknown(s),
+                (v, _) => v,
+            };
+            match (a.u64("total_min_node_count"), a.u64("total_max_node_count")) {
+                (Value::Absent, Value::Absent) => Scale {
+                    min: per_zone(a.u64("min_node_count")),
+                    max: per_zone(a.u64("max_node_count")),
+                },
+                (min, max) => Scale { min, max },
+            }
+        }
+        Value::Unknown(s) => Scale {
+            min: Value::Unknown(s.clone()),
+            max: Value::Unknown(s),
+        },
+        // No autoscaling: a fixed size per zone.
+        Value::Absent => {
+            let fixed = match pool.u64("node_count") {
+                Value::Absent => pool.u64("initial_node_count"),
+                n => n,
+            };
+            let total = match (fixed, zone_count) {
+                (Value::Known(n, s), Some(z)) => Value::Known(n * z, s),
+                (Value::Known(0, s), None) => Value::Known(0, s),
+                (Value::Known(_, s), None) => Value::Unknown(s),
+                (v, _) => v,
+            };
+            Scale {
+                min: total.clone(),
+                max: total,
+            }
+        }
+    };
+    c.placement = match pool.block("placement_policy") {
+        Value::Known(p, span) => match p.str("type") {
+            Value::Known(t, s) if t == "COMPACT" => Value::Known(Placement::Cluster, s),
+            Value::Known(_, s) => Value::Known(Placement::Spread, s),
+            Value::Unknown(s) => Value::Unknown(s),
+            Value::Absent => Value::Known(Placement::Spread, span),
+        },
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Absent,
+    };
+    // GPUDirect-TCPX/TCPXO/RDMA need extra node networks for the GPU NICs.
+    c.fast_fabric = match pool.block("network_config") {
+        Value::Known(n, span) => match n.blocks("additional_node_network_configs") {
+            Value::Known(_, s) => Value::Known(true, s),
+            Value::Unknown(s) => Value::Unknown(s),
+            Value::Absent => Value::Known(false, span),
+        },
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Absent,
+    };
+    let words: Vec<String> = c
+        .labels
+        .iter()
+        .flat_map(|(k, v, _)| [k.clone(), v.clone()])
+        .chain(pool.str("name").known().cloned())
+        .collect();
+    c.role = match c.labels.iter().find(|(k, _, _)| k == super::role::HINT) {
+        Some((_, v, s)) => super::role::from_hint(v, s.clone()),
+        None => super::role::from_words(
+            words
+                .iter()
+                .map(String::as_str)
+                .chain(std::iter::once(c.subject.as_str())),
+            &header,
+        ),
+    };
+    c
+}
+
+/// `us-central1-a` is a zone; `us-central1` a region.
+fn is_zone(location: &str) -> bool {
+    location
+        .rsplit_once('-')
+        .is_some_and(|(_, last)| last.len() == 1 && last.chars().all(|c| c.is_ascii_lowercase()))
 }
 
 /// `projects/p/zones/z/machineTypes/a3-highgpu-8g` → `a3-highgpu-8g`.
 fn last_segment(s: &str) -> &str {
     s.rsplit('/').next().unwrap_or(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_zone;
+
+    #[test]
+    fn zones_and_regions() {
+        assert!(is_zone("us-central1-a"));
+        assert!(is_zone("europe-west4-b"));
+        assert!(!is_zone("us-central1"));
+        assert!(!is_zone("europe-west4"));
+    }
 }

@@ -4,6 +4,7 @@ pub mod aws;
 pub mod azure;
 pub mod gcp;
 pub mod kubernetes;
+pub mod role;
 pub mod terraform;
 
 use std::collections::BTreeMap;
@@ -141,4 +142,199 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
         azure::lower(&module, &mut inv);
     }
     inv
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Capacity, CapacityKind, Market, Placement, Role, Value, Zones};
+    use crate::parse::parse;
+    use crate::source::SourceFile;
+
+    fn lower_hcl(text: &str) -> Vec<Capacity> {
+        let mut db = SourceDb::default();
+        let file = SourceFile::new(
+            "m/main.tf".into(),
+            Some("m/main.tf".into()),
+            FileKind::Terraform,
+            text.into(),
+            true,
+        );
+        let parsed = vec![parse(&file)];
+        assert!(parsed[0].error.is_none(), "{:?}", parsed[0].error);
+        db.add(file);
+        lower(&db, &parsed, &[]).capacity
+    }
+
+    fn get<'a>(c: &'a [Capacity], subject: &str) -> &'a Capacity {
+        c.iter().find(|c| c.subject == subject).unwrap()
+    }
+
+    #[test]
+    fn aws_groups_read_templates_subnets_and_placement() {
+        let c = lower_hcl(
+            r#"
+resource "aws_subnet" "a" { availability_zone = "us-east-1a" }
+resource "aws_subnet" "b" { availability_zone = "us-east-1b" }
+resource "aws_placement_group" "pg" { strategy = "cluster" }
+resource "aws_launch_template" "gpu" {
+  instance_type = "p5.48xlarge"
+  network_interfaces { interface_type = "efa" }
+}
+resource "aws_autoscaling_group" "train" {
+  min_size            = 2
+  max_size            = 4
+  vpc_zone_identifier = [aws_subnet.a.id, aws_subnet.b.id]
+  placement_group     = aws_placement_group.pg.id
+  launch_template { id = aws_launch_template.gpu.id }
+}
+resource "aws_eks_node_group" "serve" {
+  instance_types = ["g6e.xlarge", "g6e.2xlarge"]
+  capacity_type  = "SPOT"
+  subnet_ids     = [aws_subnet.a.id]
+  labels         = { workload = "inference" }
+  scaling_config {
+    min_size     = 1
+    max_size     = 3
+    desired_size = 1
+  }
+}
+"#,
+        );
+        let asg = get(&c, "aws_autoscaling_group.train");
+        assert_eq!(asg.kind, CapacityKind::Group);
+        assert_eq!(asg.gpu_machines().unwrap().0[0].name, "p5.48xlarge");
+        assert_eq!(asg.scale.min.known(), Some(&2));
+        assert_eq!(
+            asg.zones.known(),
+            Some(&Zones::Listed(vec![
+                "us-east-1a".into(),
+                "us-east-1b".into()
+            ]))
+        );
+        assert_eq!(asg.placement.known(), Some(&Placement::Cluster));
+        assert_eq!(asg.fast_fabric.known(), Some(&true));
+        assert_eq!(asg.role.known(), Some(&Role::Training));
+        let ng = get(&c, "aws_eks_node_group.serve");
+        assert_eq!(ng.market.known(), Some(&Market::Spot));
+        assert_eq!(ng.gpu_machines().unwrap().0.len(), 2);
+        assert_eq!(ng.role.known(), Some(&Role::Inference));
+        assert_eq!(ng.labels[0].1, "inference");
+    }
+
+    #[test]
+    fn aws_mixed_instances_and_reservations() {
+        let c = lower_hcl(
+            r#"
+variable "subnets" {}
+resource "aws_autoscaling_group" "mixed" {
+  min_size            = 0
+  max_size            = 8
+  vpc_zone_identifier = var.subnets
+  mixed_instances_policy {
+    instances_distribution {
+      on_demand_base_capacity                  = 1
+      on_demand_percentage_above_base_capacity = 0
+    }
+    launch_template {
+      launch_template_specification { launch_template_id = "lt-123" }
+      override { instance_type = "g5.12xlarge" }
+      override { instance_type = "g6.12xlarge" }
+    }
+  }
+}
+resource "aws_ec2_capacity_reservation" "old" {
+  instance_type     = "p3.16xlarge"
+  instance_platform = "Linux/UNIX"
+  availability_zone = "us-east-1a"
+  instance_count    = 2
+}
+"#,
+        );
+        let asg = get(&c, "aws_autoscaling_group.mixed");
+        assert_eq!(asg.market.known(), Some(&Market::Mixed));
+        assert_eq!(asg.gpu_machines().unwrap().0.len(), 2);
+        assert!(asg.zones.is_unknown(), "subnets from a variable");
+        let r = get(&c, "aws_ec2_capacity_reservation.old");
+        assert_eq!(r.kind, CapacityKind::Reservation);
+        assert!(r.reserved.is_some());
+        assert_eq!(
+            r.gpu_machines().unwrap().0[0].gpus.as_ref().unwrap().gpu.id,
+            "v100-16gb"
+        );
+    }
+
+    #[test]
+    fn gke_pools_know_regions_autoscaling_and_placement() {
+        let c = lower_hcl(
+            r#"
+resource "google_container_cluster" "ml" {
+  name     = "ml"
+  location = "us-central1"
+  node_pool {
+    name = "serving"
+    node_config {
+      machine_type = "g2-standard-8"
+      spot         = true
+    }
+  }
+}
+resource "google_container_node_pool" "train" {
+  cluster        = google_container_cluster.ml.id
+  node_locations = ["us-central1-a"]
+  placement_policy { type = "COMPACT" }
+  autoscaling {
+    min_node_count = 2
+    max_node_count = 4
+  }
+  node_config {
+    machine_type = "a3-highgpu-8g"
+    labels       = { "gpulint-role" = "training" }
+  }
+}
+"#,
+        );
+        let serving = get(&c, "google_container_cluster.ml.node_pool[\"serving\"]");
+        assert_eq!(serving.market.known(), Some(&Market::Spot));
+        assert_eq!(
+            serving.zones.known(),
+            Some(&Zones::Region("us-central1".into()))
+        );
+        assert_eq!(serving.role.known(), Some(&Role::Inference));
+        let train = get(&c, "google_container_node_pool.train");
+        assert_eq!(train.scale.min.known(), Some(&2));
+        assert_eq!(train.placement.known(), Some(&Placement::Cluster));
+        assert_eq!(train.role.known(), Some(&Role::Training));
+        assert_eq!(train.fast_fabric, Value::Absent);
+    }
+
+    #[test]
+    fn aks_pools_and_scale_sets() {
+        let c = lower_hcl(
+            r#"
+resource "azurerm_kubernetes_cluster_node_pool" "gpu" {
+  name                 = "gpu"
+  vm_size              = "Standard_NC24ads_A100_v4"
+  priority             = "Spot"
+  auto_scaling_enabled = true
+  min_count            = 1
+  max_count            = 3
+  zones                = ["1", "2"]
+  node_labels          = { "gpulint-role" = "inference" }
+}
+resource "azurerm_linux_virtual_machine_scale_set" "nd" {
+  sku       = "Standard_ND96isr_H100_v5"
+  instances = 4
+}
+"#,
+        );
+        let pool = get(&c, "azurerm_kubernetes_cluster_node_pool.gpu");
+        assert_eq!(pool.market.known(), Some(&Market::Spot));
+        assert_eq!(pool.scale.min.known(), Some(&1));
+        assert!(pool.zones.known().unwrap().is_multi());
+        assert_eq!(pool.role.known(), Some(&Role::Inference));
+        let vmss = get(&c, "azurerm_linux_virtual_machine_scale_set.nd");
+        assert_eq!(vmss.placement.known(), Some(&Placement::Cluster));
+        assert_eq!(vmss.fast_fabric.known(), Some(&true));
+    }
 }

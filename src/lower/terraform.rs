@@ -13,7 +13,8 @@ use hcl_edit::structure::{Block as EditBlock, Body, Structure};
 use hcl_edit::visit::{Visit, visit_expr};
 use hcl_edit::{Ident, Span as _};
 
-use crate::model::{Span, Value};
+use super::role;
+use crate::model::{Role, Span, Value};
 use crate::source::FileId;
 
 /// One parsed Terraform file of a module.
@@ -147,6 +148,28 @@ pub struct Resource<'a> {
 }
 
 impl Resource<'_> {
+    /// The role this resource states or names: a `gpulint-role` entry in one of `maps`
+    /// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
+    /// maps' keys and values.
+    pub fn role(&self, maps: &[&str], names: &[&str]) -> Value<Role> {
+        let entries: Vec<_> = maps.iter().flat_map(|m| self.block.string_map(m)).collect();
+        if let Some((_, v, span)) = entries.iter().find(|(k, _, _)| k == role::HINT) {
+            return role::from_hint(v, span.clone());
+        }
+        let named: Vec<String> = names
+            .iter()
+            .filter_map(|n| self.block.str(n).known().cloned())
+            .collect();
+        let words = std::iter::once(self.name)
+            .chain(named.iter().map(String::as_str))
+            .chain(
+                entries
+                    .iter()
+                    .flat_map(|(k, v, _)| [k.as_str(), v.as_str()]),
+            );
+        role::from_words(words, &self.header())
+    }
+
     /// `aws_instance.trainer`.
     pub fn subject(&self) -> String {
         format!("{}.{}", self.rtype, self.name)
@@ -228,6 +251,57 @@ impl<'a> Block<'a> {
         })
     }
 
+    /// A list of strings (`["a", "b"]`).
+    pub fn string_list(&self, key: &str) -> Value<Vec<String>> {
+        self.value(key).and_then(|v| match v {
+            hcl::Value::Array(items) => items
+                .into_iter()
+                .map(|i| match i {
+                    hcl::Value::String(s) => Some(s),
+                    hcl::Value::Number(n) => Some(n.to_string()),
+                    _ => None,
+                })
+                .collect(),
+            _ => None,
+        })
+    }
+
+    /// A map of strings (`labels`, `tags`), each entry with the span of its value where
+    /// the map is written literally. Entries that do not evaluate are left out; a map
+    /// that does not evaluate at all gives nothing.
+    pub fn string_map(&self, key: &str) -> Vec<(String, String, Span)> {
+        let Some(expr) = self.expr(key) else {
+            return Vec::new();
+        };
+        if let Expression::Object(obj) = expr {
+            return obj
+                .iter()
+                .filter_map(|(k, v)| {
+                    let key = match k {
+                        hcl_edit::expr::ObjectKey::Ident(i) => i.as_str().to_string(),
+                        hcl_edit::expr::ObjectKey::Expression(e) => {
+                            match self.module.eval(self.file, e) {
+                                Value::Known(hcl::Value::String(s), _) => s,
+                                _ => return None,
+                            }
+                        }
+                    };
+                    match self.module.eval(self.file, v.expr()) {
+                        Value::Known(val, span) => Some((key, scalar_string(val)?, span)),
+                        _ => None,
+                    }
+                })
+                .collect();
+        }
+        match self.value(key) {
+            Value::Known(hcl::Value::Object(map), span) => map
+                .into_iter()
+                .filter_map(|(k, v)| Some((k, scalar_string(v)?, span.clone())))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// Nested blocks of one type. A `dynamic "name"` block makes them unknown.
     pub fn blocks(&self, name: &str) -> Value<Vec<Block<'a>>> {
         let mut found = Vec::new();
@@ -257,6 +331,15 @@ impl<'a> Block<'a> {
             Value::Unknown(s) => Value::Unknown(s),
             Value::Absent => Value::Absent,
         }
+    }
+}
+
+fn scalar_string(v: hcl::Value) -> Option<String> {
+    match v {
+        hcl::Value::String(s) => Some(s),
+        hcl::Value::Number(n) => Some(n.to_string()),
+        hcl::Value::Bool(b) => Some(b.to_string()),
+        _ => None,
     }
 }
 

@@ -1,8 +1,9 @@
-//! `missing-auto-shutdown`: a GPU VM with nothing that stops it when idle or on a schedule.
+//! `missing-auto-shutdown`: a GPU VM, VM template or notebook with nothing that stops it
+//! when idle or on a schedule.
 
 use super::{Report, Rule, RuleContext, RuleMeta};
 use crate::finding::{Category, Severity};
-use crate::model::{Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider, Value};
+use crate::model::{Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -15,21 +16,26 @@ pub struct MissingAutoShutdown;
 impl Rule for MissingAutoShutdown {
     fn check(&self, model: &Inventory, cx: &mut RuleContext) {
         for c in &model.capacity {
-            if c.kind != CapacityKind::Instance || !c.stop.is_empty() {
+            let applies = matches!(
+                c.kind,
+                CapacityKind::Instance | CapacityKind::Template | CapacityKind::Notebook
+            );
+            // Capacity paid for anyway (a capacity block, a targeted reservation) gains
+            // nothing from stopping.
+            if !applies || !c.stop.is_empty() || c.reserved.is_some() {
                 continue;
             }
-            let Value::Known(machine, machine_span) = &c.machine else {
+            let Some((machines, span)) = c.gpu_machines() else {
                 continue;
             };
-            let Some(gpus) = &machine.gpus else {
-                continue;
-            };
+            let machine = machines[0];
+            let gpus = machine.gpus.as_ref().expect("GPU machines have GPUs");
             cx.report(Report {
                 message: message(c, machine, gpus),
-                help: help(c.provider).into(),
+                help: help(c).into(),
                 subject: c.subject.clone(),
                 primary: (c.header.clone(), "GPU VM with no auto-shutdown".into()),
-                secondary: vec![(machine_span.clone(), gpu_label(gpus))],
+                secondary: vec![(span.clone(), gpu_label(gpus))],
             });
         }
     }
@@ -40,30 +46,40 @@ fn gpu_label(gpus: &GpuSet) -> String {
 }
 
 fn message(c: &Capacity, machine: &Machine, gpus: &GpuSet) -> String {
+    let what = match c.kind {
+        CapacityKind::Template => "every VM from",
+        _ => "",
+    };
     format!(
-        "`{}` runs {} ({}) with no idle or scheduled stop",
+        "{what}{}`{}` runs {} ({}) with no idle or scheduled stop: it bills by the hour \
+         whether it computes or not",
+        if what.is_empty() { "" } else { " " },
         c.subject,
         gpu_label(gpus),
         machine.name
     )
 }
 
-fn help(provider: Provider) -> &'static str {
-    match provider {
-        Provider::Aws => {
+fn help(c: &Capacity) -> &'static str {
+    match (c.provider, c.kind) {
+        (Provider::Aws, CapacityKind::Notebook) => {
+            "attach a lifecycle configuration (`lifecycle_config_name`) whose `on_start` \
+             script stops the notebook when idle, such as the AWS sample auto-stop-idle"
+        }
+        (Provider::Aws, _) => {
             "add an `aws_cloudwatch_metric_alarm` whose `dimensions` name this instance and \
              whose `alarm_actions` include `arn:aws:automate:<region>:ec2:stop`; \
              `instance_initiated_shutdown_behavior` alone only decides what a shutdown does"
         }
-        Provider::Gcp => {
+        (Provider::Gcp, _) => {
             "set `scheduling { max_run_duration { seconds = ... } }`, or attach a \
              `google_compute_resource_policy` with an `instance_schedule_policy` and a \
              `vm_stop_schedule` through `resource_policies`"
         }
-        Provider::Azure => {
+        (Provider::Azure, _) => {
             "add an `azurerm_dev_test_global_vm_shutdown_schedule` with `virtual_machine_id` set \
              to this VM's id"
         }
-        Provider::Kubernetes => "scale the workload to zero when it is idle",
+        (Provider::Kubernetes, _) => "scale the workload to zero when it is idle",
     }
 }

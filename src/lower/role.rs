@@ -1,0 +1,94 @@
+//! Training or inference, from what a resource says about itself.
+//!
+//! An explicit hint wins (`gpulint-role` as a tag, label or annotation); then words in
+//! names, labels and tags. When the words say both or neither, the role is unknown and
+//! rules that need one stay silent.
+
+use crate::model::{Role, Span, Value};
+
+/// The explicit hint's key.
+pub const HINT: &str = "gpulint-role";
+
+const TRAINING: &[&str] = &[
+    "train",
+    "training",
+    "trainer",
+    "trainers",
+    "finetune",
+    "finetuning",
+    "pretrain",
+    "pretraining",
+    "sft",
+    "rlhf",
+];
+const INFERENCE: &[&str] = &[
+    "infer",
+    "inference",
+    "serve",
+    "serving",
+    "server",
+    "vllm",
+    "tgi",
+    "triton",
+    "predict",
+    "prediction",
+    "endpoint",
+];
+
+/// Reads an explicit hint value.
+pub fn from_hint(value: &str, span: Span) -> Value<Role> {
+    match value.trim().to_ascii_lowercase().as_str() {
+        "training" | "train" => Value::Known(Role::Training, span),
+        "inference" | "serving" => Value::Known(Role::Inference, span),
+        _ => Value::Unknown(span),
+    }
+}
+
+/// Infers a role from words (`gpu-training-pool`, `llm_serving`), pointing at `span`.
+pub fn from_words<'a>(words: impl IntoIterator<Item = &'a str>, span: &Span) -> Value<Role> {
+    let (mut training, mut inference) = (false, false);
+    for text in words {
+        for word in text
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .map(str::to_ascii_lowercase)
+        {
+            training |= TRAINING.contains(&word.as_str());
+            inference |= INFERENCE.contains(&word.as_str());
+        }
+    }
+    match (training, inference) {
+        (true, false) => Value::Known(Role::Training, span.clone()),
+        (false, true) => Value::Known(Role::Inference, span.clone()),
+        _ => Value::Absent,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    #[test]
+    fn words_decide_only_when_they_agree() {
+        let s = Span::new(FileId(0), 0..1);
+        assert_eq!(
+            from_words(["gpu-training-pool"], &s).known(),
+            Some(&Role::Training)
+        );
+        assert_eq!(
+            from_words(["llm_serving", "vllm"], &s).known(),
+            Some(&Role::Inference)
+        );
+        assert_eq!(from_words(["train-and-serve"], &s), Value::Absent);
+        assert_eq!(
+            from_words(["gpu-pool", "constraint"], &s),
+            Value::Absent,
+            "no substring matches"
+        );
+        assert_eq!(
+            from_hint("Training", s.clone()).known(),
+            Some(&Role::Training)
+        );
+        assert!(from_hint("batch", s).is_unknown());
+    }
+}
