@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use crate::catalog::{Gpu, Interconnect};
+use crate::catalog::{Confidence, Fabric, Gpu, Interconnect};
 use crate::source::FileId;
 
 /// A byte range in one file.
@@ -200,6 +200,9 @@ pub enum CapacityKind {
 pub struct Scale {
     pub min: Value<u64>,
     pub max: Value<u64>,
+    /// Set when the written bounds are per zone (GKE `min_node_count`): the totals above
+    /// are the written figure times this many zones.
+    pub per_zone: Option<u64>,
 }
 
 /// Where a capacity's machines may be.
@@ -244,6 +247,8 @@ pub struct Machine {
     pub name: String,
     /// `None` when the machine has no GPU.
     pub gpus: Option<GpuSet>,
+    /// The fastest network between machines of this type (catalog), when known.
+    pub fabric: Option<Fabric>,
 }
 
 /// Identical GPUs on one machine.
@@ -252,6 +257,8 @@ pub struct GpuSet {
     pub gpu: &'static Gpu,
     pub count: u32,
     pub interconnect: Interconnect,
+    /// How sure the catalog is of the machine's row (count, interconnect).
+    pub confidence: Confidence,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

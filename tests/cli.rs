@@ -340,7 +340,22 @@ fn rules_lists_every_rule() {
         .iter()
         .map(|r| r["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["parse-error", "missing-auto-shutdown"]);
+    let registered: Vec<&str> = gpulint::rules::RULES.iter().map(|r| r.id).collect();
+    assert_eq!(ids, registered);
+    // The DESIGN contract's ids exist (more are welcome).
+    for id in [
+        "parse-error",
+        "missing-auto-shutdown",
+        "gpu-pool-never-scales-to-zero",
+        "multi-gpu-without-nvlink",
+        "training-across-zones",
+        "missing-cluster-placement",
+        "multi-node-without-fast-fabric",
+        "stale-generation-reservation",
+        "spot-only-inference",
+    ] {
+        assert!(ids.contains(&id), "{id}");
+    }
     let o = run(&["rules"]);
     insta::assert_snapshot!(stdout(&o));
 }

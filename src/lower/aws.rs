@@ -114,6 +114,15 @@ fn launch_template<'a>(module: &'a Module<'a>, b: &Block<'a>, key: &str) -> Valu
     }
 }
 
+/// A value a launch template contributes: unknown when the template is.
+fn from_template<T>(lt: &Value<Template>, f: impl FnOnce(&Template) -> Value<T>) -> Value<T> {
+    match lt {
+        Value::Known(t, _) => f(t),
+        Value::Unknown(s) => Value::Unknown(s.clone()),
+        Value::Absent => Value::Absent,
+    }
+}
+
 /// `instance_market_options { market_type = "spot" }`.
 fn market_options(b: &Block<'_>) -> Value<Market> {
     match b.block("instance_market_options") {
@@ -203,11 +212,6 @@ fn one(b: &Block<'_>, key: &str, provider: Provider) -> Value<Vec<Machine>> {
 fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     let b = &r.block;
     let lt = launch_template(module, b, "launch_template");
-    let from_lt = |f: fn(&Template) -> Value<String>| match &lt {
-        Value::Known(t, _) => f(t),
-        Value::Unknown(s) => Value::Unknown(s.clone()),
-        Value::Absent => Value::Absent,
-    };
     let mut c = Capacity::new(
         r.subject(),
         Provider::Aws,
@@ -215,17 +219,18 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         r.header(),
     );
     c.machines = match b.str("instance_type") {
-        Value::Absent => from_lt(|t| t.instance_type.clone()),
+        Value::Absent => from_template(&lt, |t| t.instance_type.clone()),
         v => v,
     }
     .map(|t| vec![instance_machine(Provider::Aws, &t)]);
     c.market = match market_options(b) {
-        Value::Absent => lt.known().map_or(Value::Absent, |t| t.market.clone()),
+        Value::Absent => from_template(&lt, |t| t.market.clone()),
         m => m,
     };
     c.scale = Scale {
         min: Value::Known(1, r.header()),
         max: Value::Known(1, r.header()),
+        ..Scale::default()
     };
     c.zones = match b.str("availability_zone") {
         Value::Known(z, s) => Value::Known(Zones::Listed(vec![z]), s),
@@ -233,10 +238,10 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         Value::Absent => subnet_zones(module, b, "subnet_id"),
     };
     c.placement = match placement_group(module, b, "placement_group") {
-        Value::Absent => lt.known().map_or(Value::Absent, |t| t.placement.clone()),
+        Value::Absent => from_template(&lt, |t| t.placement.clone()),
         p => p,
     };
-    c.fast_fabric = lt.known().map_or(Value::Absent, |t| t.efa.clone());
+    c.fast_fabric = from_template(&lt, |t| t.efa.clone());
     c.reserved = reservation_target(b)
         .or_else(|| lt.known().and_then(|t| t.reserved.clone()))
         .or_else(|| reserved_market(&c.market));
@@ -335,21 +340,22 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
             }
         }
         Value::Unknown(s) => Value::Unknown(s.clone()),
-        Value::Absent => lt.known().map_or(Value::Absent, |t| t.market.clone()),
+        Value::Absent => from_template(&lt, |t| t.market.clone()),
     };
     c.scale = Scale {
         min: b.u64("min_size"),
         max: b.u64("max_size"),
+        ..Scale::default()
     };
     c.zones = match subnet_zones(module, b, "vpc_zone_identifier") {
         Value::Absent => b.string_list("availability_zones").map(Zones::Listed),
         z => z,
     };
     c.placement = match placement_group(module, b, "placement_group") {
-        Value::Absent => lt.known().map_or(Value::Absent, |t| t.placement.clone()),
+        Value::Absent => from_template(&lt, |t| t.placement.clone()),
         p => p,
     };
-    c.fast_fabric = lt.known().map_or(Value::Absent, |t| t.efa.clone());
+    c.fast_fabric = from_template(&lt, |t| t.efa.clone());
     c.reserved = lt
         .known()
         .and_then(|t| t.reserved.clone())
@@ -425,16 +431,18 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         Value::Known(s, _) => Scale {
             min: s.u64("min_size"),
             max: s.u64("max_size"),
+            ..Scale::default()
         },
         Value::Unknown(s) => Scale {
             min: Value::Unknown(s.clone()),
             max: Value::Unknown(s.clone()),
+            ..Scale::default()
         },
         Value::Absent => Scale::default(),
     };
     c.zones = subnet_zones(module, b, "subnet_ids");
-    c.placement = lt.known().map_or(Value::Absent, |t| t.placement.clone());
-    c.fast_fabric = lt.known().map_or(Value::Absent, |t| t.efa.clone());
+    c.placement = from_template(&lt, |t| t.placement.clone());
+    c.fast_fabric = from_template(&lt, |t| t.efa.clone());
     c.reserved = reserved_market(&c.market).or_else(|| lt.known().and_then(|t| t.reserved.clone()));
     c.labels = b.string_map("labels");
     c.role = r.role(&["labels", "tags"], &["node_group_name"]);
@@ -454,6 +462,7 @@ fn reservation(r: &Resource<'_>) -> Capacity {
     c.scale = Scale {
         min: count.clone(),
         max: count,
+        ..Scale::default()
     };
     c.zones = b.str("availability_zone").map(|z| Zones::Listed(vec![z]));
     c.market = Value::Known(Market::Reserved, r.header());

@@ -39,6 +39,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.scale = Scale {
                 min: Value::Known(1, r.header()),
                 max: Value::Known(1, r.header()),
+                ..Scale::default()
             };
             c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
             c.placement = proximity(b);
@@ -97,6 +98,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.scale = Scale {
                 min: n.clone(),
                 max: n,
+                ..Scale::default()
             };
         }
         c.zones = r.block.str("zone").map(|z| Zones::Listed(vec![z]));
@@ -145,6 +147,7 @@ fn scale_set(r: &Resource<'_>) -> Capacity {
     c.scale = Scale {
         min: n.clone(),
         max: n,
+        ..Scale::default()
     };
     c.zones = zones(b);
     c.placement = match proximity(b) {
@@ -183,16 +186,19 @@ fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
         Value::Known(true, _) => Scale {
             min: pool.u64("min_count"),
             max: pool.u64("max_count"),
+            ..Scale::default()
         },
         Value::Unknown(s) => Scale {
             min: Value::Unknown(s.clone()),
             max: Value::Unknown(s),
+            ..Scale::default()
         },
         Value::Known(false, _) | Value::Absent => {
             let n = pool.u64("node_count");
             Scale {
                 min: n.clone(),
                 max: n,
+                ..Scale::default()
             }
         }
     };

@@ -5,7 +5,7 @@
 
 use super::instance_machine;
 use super::terraform::{Block, Module, Resource, references};
-use crate::catalog::{Interconnect, catalog};
+use crate::catalog::{Confidence, Interconnect, catalog};
 use crate::model::{
     Capacity, CapacityKind, GpuSet, Inventory, Machine, Market, Placement, Provider, Scale, Span,
     Stop, StopKind, Value, Zones,
@@ -91,6 +91,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
         c.scale = Scale {
             min: Value::Known(1, r.header()),
             max: Value::Known(1, r.header()),
+            ..Scale::default()
         };
         c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
     }
@@ -143,10 +144,10 @@ fn machine_with(
         let ty = last_segment(&ty);
         // N1's attachable GPUs carry their interconnect in the catalog; any other type
         // the catalog knows is read as PCIe-attached.
-        let (gpu, interconnect) = match catalog().accelerator(ty) {
-            Some(a) => (a.gpu, a.row.interconnect),
+        let (gpu, interconnect, confidence) = match catalog().accelerator(ty) {
+            Some(a) => (a.gpu, a.row.interconnect, a.row.confidence),
             None => match catalog().gpu(ty) {
-                Some(g) => (g, Interconnect::Pcie),
+                Some(g) => (g, Interconnect::Pcie, Confidence::U),
                 None => return Value::Unknown(ty_span),
             },
         };
@@ -154,9 +155,17 @@ fn machine_with(
             gpu,
             count: u32::try_from(count).unwrap_or(u32::MAX),
             interconnect,
+            confidence,
         });
     }
-    Value::Known(Machine { name, gpus }, span)
+    Value::Known(
+        Machine {
+            name,
+            gpus,
+            fabric: None,
+        },
+        span,
+    )
 }
 
 /// Spot from `provisioning_model = "SPOT"` or `preemptible = true` (VMs and templates).
@@ -268,6 +277,7 @@ fn reservation(r: &Resource<'_>) -> Capacity {
             c.scale = Scale {
                 min: count.clone(),
                 max: count,
+                ..Scale::default()
             };
             c.machines = match spec.block("instance_properties") {
                 Value::Known(p, _) => machine_with(
@@ -355,13 +365,19 @@ fn node_pool(
                 (Value::Absent, Value::Absent) => Scale {
                     min: per_zone(a.u64("min_node_count")),
                     max: per_zone(a.u64("max_node_count")),
+                    per_zone: zone_count,
                 },
-                (min, max) => Scale { min, max },
+                (min, max) => Scale {
+                    min,
+                    max,
+                    per_zone: None,
+                },
             }
         }
         Value::Unknown(s) => Scale {
             min: Value::Unknown(s.clone()),
             max: Value::Unknown(s),
+            per_zone: None,
         },
         // No autoscaling: a fixed size per zone.
         Value::Absent => {
@@ -378,6 +394,7 @@ fn node_pool(
             Scale {
                 min: total.clone(),
                 max: total,
+                per_zone: zone_count,
             }
         }
     };

@@ -45,6 +45,13 @@ macro_rules! rules {
 rules! {
     parse_error::ParseError => "parse-error",
     missing_auto_shutdown::MissingAutoShutdown => "missing-auto-shutdown",
+    gpu_pool_never_scales_to_zero::GpuPoolNeverScalesToZero => "gpu-pool-never-scales-to-zero",
+    multi_gpu_without_nvlink::MultiGpuWithoutNvlink => "multi-gpu-without-nvlink",
+    training_across_zones::TrainingAcrossZones => "training-across-zones",
+    missing_cluster_placement::MissingClusterPlacement => "missing-cluster-placement",
+    multi_node_without_fast_fabric::MultiNodeWithoutFastFabric => "multi-node-without-fast-fabric",
+    stale_generation_reservation::StaleGenerationReservation => "stale-generation-reservation",
+    spot_only_inference::SpotOnlyInference => "spot-only-inference",
 }
 
 pub fn rule(id: &str) -> Option<&'static RuleEntry> {
@@ -99,4 +106,28 @@ pub fn run(model: &Inventory, selected: &[&'static RuleEntry]) -> Vec<Finding> {
         findings.append(&mut cx.findings);
     }
     findings
+}
+
+/// `p5.48xlarge (8 × NVIDIA H100 SXM5 80GB)`: a machine and its GPUs, for messages.
+pub fn describe(m: &crate::model::Machine) -> String {
+    match &m.gpus {
+        Some(g) => format!("{} ({} × {})", m.name, g.count, g.gpu.name),
+        None => m.name.clone(),
+    }
+}
+
+/// `8 × NVIDIA H100 SXM5 80GB`: a machine's GPUs, for labels.
+pub fn gpu_label(m: &crate::model::Machine) -> String {
+    m.gpus
+        .as_ref()
+        .map_or_else(String::new, |g| format!("{} × {}", g.count, g.gpu.name))
+}
+
+/// `1 node`, `3 nodes`.
+pub fn nodes(n: u64) -> String {
+    if n == 1 {
+        "1 node".into()
+    } else {
+        format!("{n} nodes")
+    }
 }

@@ -1,0 +1,85 @@
+//! `gpu-pool-never-scales-to-zero`: a GPU group or node pool whose minimum keeps GPUs
+//! running when there is no work.
+
+use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label, nodes};
+use crate::finding::{Category, Severity};
+use crate::model::{Capacity, CapacityKind, Inventory, Provider, Value};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Cost,
+    summary: "a GPU node group, pool or ASG whose minimum keeps GPUs running when idle",
+};
+
+pub struct GpuPoolNeverScalesToZero;
+
+impl Rule for GpuPoolNeverScalesToZero {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+        for c in &model.capacity {
+            // A reservation or capacity block is paid for whether nodes run or not.
+            if !matches!(c.kind, CapacityKind::Group | CapacityKind::NodePool) || c.reserved.is_some() {
+                continue;
+            }
+            let Some((machines, machine_span)) = c.gpu_machines() else {
+                continue;
+            };
+            let Value::Known(min, min_span) = &c.scale.min else {
+                continue;
+            };
+            if *min == 0 {
+                continue;
+            }
+            let fixed = c.scale.max.known() == Some(min);
+            let m = machines[0];
+            // GKE writes bounds per zone: say so where the label sits on the written figure.
+            let written = match c.scale.per_zone {
+                Some(z) if z > 1 => format!("{} per zone × {z} zones", min / z),
+                _ => nodes(*min),
+            };
+            cx.report(Report {
+                message: format!(
+                    "`{}` {} {} of {}: {} when no job runs",
+                    c.subject,
+                    if fixed { "stays at" } else { "never scales below" },
+                    nodes(*min),
+                    describe(m),
+                    if *min == 1 { "it bills" } else { "they bill" }
+                ),
+                help: help(c).into(),
+                subject: c.subject.clone(),
+                primary: (
+                    min_span.clone(),
+                    if fixed {
+                        format!("fixed at {written}")
+                    } else {
+                        format!("minimum {written}")
+                    },
+                ),
+                secondary: vec![(machine_span.clone(), gpu_label(m))],
+            });
+        }
+    }
+}
+
+fn help(c: &Capacity) -> &'static str {
+    match (c.provider, c.kind) {
+        (Provider::Aws, CapacityKind::NodePool) => {
+            "set `scaling_config { min_size = 0 }` and let the cluster autoscaler or Karpenter \
+             add GPU nodes when GPU pods are pending"
+        }
+        (Provider::Aws, _) => {
+            "set `min_size = 0` and scale up on demand (the cluster autoscaler, Karpenter, or a \
+             scheduled action for batch windows)"
+        }
+        (Provider::Gcp, _) => {
+            "enable `autoscaling` with `min_node_count = 0` (or `total_min_node_count = 0`); GKE \
+             adds GPU nodes when GPU pods are pending"
+        }
+        (Provider::Azure, CapacityKind::NodePool) => {
+            "set `auto_scaling_enabled = true` with `min_count = 0` on a user node pool (a system \
+             pool cannot scale to zero: keep GPUs out of it)"
+        }
+        (Provider::Azure, _) => "attach autoscale settings that scale the set to 0 instances when idle",
+        (Provider::Kubernetes, _) => "let the pool scale to zero",
+    }
+}

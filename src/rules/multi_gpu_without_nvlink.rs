@@ -1,0 +1,66 @@
+//! `multi-gpu-without-nvlink`: multi-GPU training on GPUs joined only by PCIe.
+
+use super::{Report, Rule, RuleContext, RuleMeta, describe};
+use crate::catalog::{Confidence, Interconnect};
+use crate::finding::{Category, Severity};
+use crate::model::{Inventory, Provider, Role};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Performance,
+    summary: "multi-GPU training or tensor parallelism on GPUs joined only by PCIe",
+};
+
+pub struct MultiGpuWithoutNvlink;
+
+impl Rule for MultiGpuWithoutNvlink {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+        for c in &model.capacity {
+            if c.role.known() != Some(&Role::Training) {
+                continue;
+            }
+            let Some((machines, span)) = c.gpu_machines() else {
+                continue;
+            };
+            // Only shapes the catalog is sure of: a rule never fails a build on an
+            // unconfirmed fact.
+            let Some(m) = machines.into_iter().find(|m| {
+                m.gpus.as_ref().is_some_and(|g| {
+                    g.count > 1 && g.interconnect == Interconnect::Pcie && g.confidence != Confidence::U
+                })
+            }) else {
+                continue;
+            };
+            cx.report(Report {
+                message: format!(
+                    "`{}` trains on {}, GPUs joined only by PCIe: gradient all-reduce and \
+                     tensor-parallel traffic crawl over PCIe instead of NVLink",
+                    c.subject,
+                    describe(m)
+                ),
+                help: help(c.provider).into(),
+                subject: c.subject.clone(),
+                primary: (span.clone(), "PCIe only, no NVLink".into()),
+                secondary: Vec::new(),
+            });
+        }
+    }
+}
+
+fn help(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Aws => {
+            "train multi-GPU on an NVLink shape (p4d, p4de, p5, p5e, p6), or keep these GPUs for \
+             inference and single-GPU jobs"
+        }
+        Provider::Gcp => {
+            "train multi-GPU on an NVLink shape (a2, a3, a4), or keep these GPUs for inference and \
+             single-GPU jobs"
+        }
+        Provider::Azure => {
+            "train multi-GPU on an ND-series size (NVLink), or keep these GPUs for inference and \
+             single-GPU jobs"
+        }
+        Provider::Kubernetes => "schedule multi-GPU training on NVLink nodes",
+    }
+}

@@ -1,0 +1,68 @@
+//! `spot-only-inference`: an inference pool whose only capacity is spot or preemptible.
+
+use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label};
+use crate::finding::{Category, Severity};
+use crate::model::{Capacity, Inventory, Market, Provider, Role, Value};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Reliability,
+    summary: "an inference workload whose only capacity is spot/preemptible",
+};
+
+pub struct SpotOnlyInference;
+
+fn serves(c: &Capacity) -> bool {
+    c.role.known() == Some(&Role::Inference) && c.gpu_machines().is_some()
+}
+
+impl Rule for SpotOnlyInference {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+        for c in model.capacity.iter().filter(|c| serves(c)) {
+            let Value::Known(Market::Spot, market_span) = &c.market else {
+                continue;
+            };
+            // A sibling that serves from on-demand or reserved capacity keeps the endpoint
+            // up when spot is reclaimed. An unknown market might be one: stay silent.
+            let sibling = model.capacity.iter().any(|o| {
+                o.provider == c.provider
+                    && serves(o)
+                    && !matches!(o.market, Value::Known(Market::Spot, _))
+            });
+            if sibling {
+                continue;
+            }
+            let (machines, machine_span) = c.gpu_machines().expect("serves() checked it");
+            cx.report(Report {
+                message: format!(
+                    "`{}` serves inference only from spot {}: one reclaim can take every \
+                     replica down at once",
+                    c.subject,
+                    describe(machines[0])
+                ),
+                help: help(c.provider).into(),
+                subject: c.subject.clone(),
+                primary: (market_span.clone(), "spot only".into()),
+                secondary: vec![(machine_span.clone(), gpu_label(machines[0]))],
+            });
+        }
+    }
+}
+
+fn help(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Aws => {
+            "keep an on-demand baseline: a second node group with `capacity_type = \"ON_DEMAND\"` \
+             (min 1) beside the spot one, or `on_demand_base_capacity` in the ASG's mixed \
+             instances policy"
+        }
+        Provider::Gcp => {
+            "add an on-demand node pool (no `spot`/`preemptible`) with a small minimum beside the \
+             spot pool, and let replicas prefer spot"
+        }
+        Provider::Azure => {
+            "add a `Regular` priority node pool with a small `min_count` beside the spot pool"
+        }
+        Provider::Kubernetes => "give the workload on-demand capacity to fall back to",
+    }
+}

@@ -1,0 +1,73 @@
+//! `stale-generation-reservation`: a reservation for GPUs generations behind what the
+//! cloud offers.
+
+use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label};
+use crate::catalog::catalog;
+use crate::finding::{Category, Severity};
+use crate::model::{CapacityKind, Inventory};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Cost,
+    summary: "a reservation or commitment for an old GPU generation",
+};
+
+/// Generations behind the newest the cloud offers that make a reservation stale.
+/// Documented as the rule's option `threshold`.
+pub const DEFAULT_THRESHOLD: u8 = 2;
+
+/// Architectures stale for any reservation, whatever the threshold.
+const ALWAYS_STALE: [&str; 3] = ["kepler", "pascal", "volta"];
+
+pub struct StaleGenerationReservation;
+
+impl Rule for StaleGenerationReservation {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+        let c_ = catalog();
+        for c in model.capacity.iter().filter(|c| c.kind == CapacityKind::Reservation) {
+            let Some((machines, span)) = c.gpu_machines() else {
+                continue;
+            };
+            let m = machines[0];
+            let gpu = m.gpus.as_ref().expect("GPU machines have GPUs").gpu;
+            // The newest generation this cloud's catalog offers.
+            let newest = c_
+                .instances
+                .iter()
+                .filter(|i| i.provider == c.provider)
+                .map(|i| c_.generation(i.gpu))
+                .max()
+                .unwrap_or(0);
+            let generation = c_.generation(gpu);
+            let behind = newest.saturating_sub(generation);
+            if behind < DEFAULT_THRESHOLD && !ALWAYS_STALE.contains(&gpu.architecture.as_str()) {
+                continue;
+            }
+            let newest_arch = c_
+                .architectures
+                .iter()
+                .filter(|a| a.generation == newest)
+                .map(|a| a.name.as_str())
+                .collect::<Vec<_>>()
+                .join("/");
+            cx.report(Report {
+                message: format!(
+                    "`{}` reserves {}, {} generation{} behind the newest GPUs this cloud offers \
+                     ({newest_arch}): every reserved hour is paid for, used or not, on hardware \
+                     that does less per dollar",
+                    c.subject,
+                    describe(m),
+                    behind,
+                    if behind == 1 { "" } else { "s" }
+                ),
+                help: "reserve a current generation instead, or let this reservation end \
+                       (an end date, or `end_date_type = \"limited\"` on AWS); check what the \
+                       workload needs with `gpulint fit`"
+                    .into(),
+                subject: c.subject.clone(),
+                primary: (span.clone(), format!("{} ({})", gpu_label(m), gpu.architecture)),
+                secondary: Vec::new(),
+            });
+        }
+    }
+}

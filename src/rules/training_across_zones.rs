@@ -1,0 +1,54 @@
+//! `training-across-zones`: distributed training capacity spread across zones.
+
+use super::{Report, Rule, RuleContext, RuleMeta, describe};
+use crate::finding::{Category, Severity};
+use crate::model::{Inventory, Provider, Role, Value};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Performance,
+    summary: "distributed training capacity or pods spread across availability zones",
+};
+
+pub struct TrainingAcrossZones;
+
+impl Rule for TrainingAcrossZones {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+        for c in &model.capacity {
+            if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
+                continue;
+            }
+            let Some((machines, _)) = c.gpu_machines() else {
+                continue;
+            };
+            let Value::Known(zones, zones_span) = &c.zones else {
+                continue;
+            };
+            if !zones.is_multi() {
+                continue;
+            }
+            cx.report(Report {
+                message: format!(
+                    "`{}` spreads training nodes of {} across {}: every collective crosses zones, \
+                     slower and billed as inter-zone traffic",
+                    c.subject,
+                    describe(machines[0]),
+                    zones.describe()
+                ),
+                help: help(c.provider).into(),
+                subject: c.subject.clone(),
+                primary: (zones_span.clone(), "more than one zone".into()),
+                secondary: Vec::new(),
+            });
+        }
+    }
+}
+
+fn help(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Aws => "give the training group subnets of one availability zone",
+        Provider::Gcp => "pin the training pool to one zone with `node_locations = [\"<zone>\"]`",
+        Provider::Azure => "pin the training pool to one zone (`zones = [\"1\"]`)",
+        Provider::Kubernetes => "keep the training pods in one zone",
+    }
+}
