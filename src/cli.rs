@@ -145,6 +145,9 @@ pub struct CheckArgs {
     /// Never colour the output (colour is used only on a terminal, and never with NO_COLOR).
     #[arg(long)]
     pub no_color: bool,
+    /// The configuration file (default: the nearest `.gpulint.toml` from here upward).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -271,12 +274,14 @@ fn fit(a: &FitArgs) -> Result<ExitCode, String> {
 }
 
 fn check(args: &CheckArgs) -> Result<ExitCode, String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
     let opts = Options {
         paths: args.paths.clone(),
         stdin_filename: args.stdin_filename.clone(),
         var_files: args.var_file.clone(),
         select: args.select.clone(),
         ignore: args.ignore.clone(),
+        config: crate::config::Config::load(args.config.as_deref(), &cwd)?,
     };
     let outcome = lint(&opts, std::io::stdin().lock())?;
     for note in &outcome.notes {

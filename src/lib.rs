@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod cli;
+pub mod config;
 pub mod discover;
 pub mod filter;
 pub mod finding;

@@ -20,6 +20,8 @@ pub struct Options {
     pub var_files: Vec<PathBuf>,
     pub select: Vec<String>,
     pub ignore: Vec<String>,
+    /// `.gpulint.toml`, loaded by the caller.
+    pub config: crate::config::Config,
 }
 
 /// The result of a run.
@@ -105,7 +107,7 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
     }
 
     let model = lower::lower(&db, &parsed, &var_files);
-    let findings = filter::finish(&db, rules::run(&model, &selected));
+    let findings = filter::finish(&db, rules::run(&model, &selected, &opts.config));
     Ok(Outcome {
         db,
         findings,

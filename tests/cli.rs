@@ -705,3 +705,50 @@ fn a_multi_file_module_judges_like_its_inlined_version() {
     }
     assert_eq!(split, inlined);
 }
+
+/// `[rules.stale-generation-reservation] threshold` from `.gpulint.toml` (found upward)
+/// or `--config`; a bad file stops the run with its line.
+#[test]
+fn config_sets_rule_options_and_rejects_unknown_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "infra/main.tf",
+        "resource \"aws_ec2_capacity_reservation\" \"a100\" {\n  instance_type     = \"p4d.24xlarge\"\n  instance_platform = \"Linux/UNIX\"\n  availability_zone = \"us-east-1a\"\n  instance_count    = 2\n}\n",
+    );
+    let o = gpulint(
+        &["check", "--format", "compact", "main.tf"],
+        &dir.path().join("infra"),
+        None,
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "A100 is 2 generations behind: {}",
+        stdout(&o)
+    );
+    write(
+        dir.path(),
+        ".gpulint.toml",
+        "[rules.stale-generation-reservation]\nthreshold = 3\n",
+    );
+    let o = gpulint(&["check", "main.tf"], &dir.path().join("infra"), None);
+    assert_eq!(o.status.code(), Some(0), "found upward: {}", stdout(&o));
+
+    write(
+        dir.path(),
+        "bad.toml",
+        "[rules.stale-generation-reservation]\nthreshhold = 3\n",
+    );
+    let o = gpulint(
+        &["check", "--config", "bad.toml", "infra"],
+        dir.path(),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("bad.toml:1:1: unknown option `threshhold`"),
+        "{err}"
+    );
+}

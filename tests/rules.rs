@@ -155,6 +155,16 @@ fn every_rule_has_a_doc_and_fixtures_both_ways() {
             "rules/{}.md must start with its id",
             r.id
         );
+        let options = r.doc.split("\n## Options\n").nth(1).unwrap_or_default();
+        let options = options.split("\n## ").next().unwrap_or_default();
+        for o in r.meta.options {
+            assert!(
+                options.contains(&format!("`{}`", o.name)),
+                "rules/{}.md does not document option `{}`",
+                r.id,
+                o.name
+            );
+        }
         for kind in ["fires", "clean"] {
             let dir = Path::new(ROOT).join("fixtures").join(r.id).join(kind);
             let cases = std::fs::read_dir(&dir).map_or(0, Iterator::count);

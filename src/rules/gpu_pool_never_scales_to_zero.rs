@@ -9,12 +9,13 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Cost,
     summary: "a GPU node group, pool or ASG whose minimum keeps GPUs running when idle",
+    options: &[],
 };
 
 pub struct GpuPoolNeverScalesToZero;
 
 impl Rule for GpuPoolNeverScalesToZero {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
             // A reservation or capacity block is paid for whether nodes run or not.
             if !matches!(c.kind, CapacityKind::Group | CapacityKind::NodePool) || c.reserved.is_some() {

@@ -9,12 +9,13 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Cost,
     summary: "a GPU VM with no idle or scheduled stop",
+    options: &[],
 };
 
 pub struct MissingAutoShutdown;
 
 impl Rule for MissingAutoShutdown {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
             let applies = matches!(
                 c.kind,

@@ -9,12 +9,13 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Performance,
     summary: "multi-node GPU training with no cluster placement group / compact placement",
+    options: &[],
 };
 
 pub struct MissingClusterPlacement;
 
 impl Rule for MissingClusterPlacement {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
             if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
                 continue;

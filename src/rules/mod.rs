@@ -14,10 +14,32 @@ pub struct RuleMeta {
     pub category: Category,
     /// One line, lower-case, no trailing period: what the rule flags.
     pub summary: &'static str,
+    /// Options the rule takes from `.gpulint.toml` (`[rules.<id>]`).
+    pub options: &'static [RuleOption],
+}
+
+/// An option a rule declares; the config loader rejects any other.
+#[derive(Clone, Copy, Debug)]
+pub struct RuleOption {
+    pub name: &'static str,
+    pub kind: OptionKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionKind {
+    PositiveInteger,
+}
+
+impl OptionKind {
+    pub fn describe(self) -> &'static str {
+        match self {
+            OptionKind::PositiveInteger => "a positive integer",
+        }
+    }
 }
 
 pub trait Rule: Sync {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext);
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>);
 }
 
 /// A registered rule.
@@ -67,20 +89,30 @@ pub struct Report {
     pub secondary: Vec<(Span, String)>,
 }
 
-/// Collects the findings of one rule.
-pub struct RuleContext {
+/// Collects the findings of one rule, and gives it its configured options.
+pub struct RuleContext<'a> {
     id: &'static str,
     severity: Severity,
+    options: Option<&'a toml::Table>,
     pub findings: Vec<Finding>,
 }
 
-impl RuleContext {
-    pub fn new(entry: &RuleEntry) -> Self {
+impl<'a> RuleContext<'a> {
+    pub fn new(entry: &RuleEntry, options: Option<&'a toml::Table>) -> Self {
         RuleContext {
             id: entry.id,
             severity: entry.meta.severity,
+            options,
             findings: Vec::new(),
         }
+    }
+
+    /// A positive integer option, validated when the config was loaded.
+    pub fn option_u64(&self, name: &str) -> Option<u64> {
+        self.options?
+            .get(name)?
+            .as_integer()
+            .and_then(|n| u64::try_from(n).ok())
     }
 
     pub fn report(&mut self, r: Report) {
@@ -97,11 +129,15 @@ impl RuleContext {
     }
 }
 
-/// Runs the selected rules over the model.
-pub fn run(model: &Inventory, selected: &[&'static RuleEntry]) -> Vec<Finding> {
+/// Runs the selected rules over the model, each with its configured options.
+pub fn run(
+    model: &Inventory,
+    selected: &[&'static RuleEntry],
+    config: &crate::config::Config,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     for entry in selected {
-        let mut cx = RuleContext::new(entry);
+        let mut cx = RuleContext::new(entry, config.rules.get(entry.id));
         entry.rule.check(model, &mut cx);
         findings.append(&mut cx.findings);
     }

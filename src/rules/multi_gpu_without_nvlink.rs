@@ -9,12 +9,13 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Performance,
     summary: "multi-GPU training or tensor parallelism on GPUs joined only by PCIe",
+    options: &[],
 };
 
 pub struct MultiGpuWithoutNvlink;
 
 impl Rule for MultiGpuWithoutNvlink {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
             if c.role.known() != Some(&Role::Training) {
                 continue;

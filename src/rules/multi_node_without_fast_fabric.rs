@@ -10,12 +10,13 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Performance,
     summary: "multi-node GPU training without EFA / InfiniBand / GPUDirect networking where the instance supports it",
+    options: &[],
 };
 
 pub struct MultiNodeWithoutFastFabric;
 
 impl Rule for MultiNodeWithoutFastFabric {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
             if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
                 continue;

@@ -8,12 +8,13 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
     category: Category::Correctness,
     summary: "a file that does not parse (always on)",
+    options: &[],
 };
 
 pub struct ParseError;
 
 impl Rule for ParseError {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for e in &model.syntax_errors {
             cx.report(Report {
                 message: format!("the file does not parse: {}", e.message),

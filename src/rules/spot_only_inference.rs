@@ -8,6 +8,7 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Reliability,
     summary: "an inference workload whose only capacity is spot/preemptible",
+    options: &[],
 };
 
 pub struct SpotOnlyInference;
@@ -17,7 +18,7 @@ fn serves(c: &Capacity) -> bool {
 }
 
 impl Rule for SpotOnlyInference {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in model.capacity.iter().filter(|c| serves(c)) {
             let Value::Known(Market::Spot, market_span) = &c.market else {
                 continue;

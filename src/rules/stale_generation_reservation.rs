@@ -1,7 +1,9 @@
 //! `stale-generation-reservation`: a reservation for GPUs generations behind what the
 //! cloud offers.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label};
+use super::{
+    OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption, describe, gpu_label,
+};
 use crate::catalog::catalog;
 use crate::finding::{Category, Severity};
 use crate::model::{CapacityKind, Inventory};
@@ -10,11 +12,15 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Cost,
     summary: "a reservation or commitment for an old GPU generation",
+    options: &[RuleOption {
+        name: "threshold",
+        kind: OptionKind::PositiveInteger,
+    }],
 };
 
-/// Generations behind the newest the cloud offers that make a reservation stale.
-/// Documented as the rule's option `threshold`.
-pub const DEFAULT_THRESHOLD: u8 = 2;
+/// Generations behind the newest the cloud offers that make a reservation stale, unless
+/// `[rules.stale-generation-reservation] threshold` says otherwise.
+pub const DEFAULT_THRESHOLD: u64 = 2;
 
 /// Architectures stale for any reservation, whatever the threshold.
 const ALWAYS_STALE: [&str; 3] = ["kepler", "pascal", "volta"];
@@ -22,8 +28,9 @@ const ALWAYS_STALE: [&str; 3] = ["kepler", "pascal", "volta"];
 pub struct StaleGenerationReservation;
 
 impl Rule for StaleGenerationReservation {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         let c_ = catalog();
+        let threshold = cx.option_u64("threshold").unwrap_or(DEFAULT_THRESHOLD);
         for c in model.capacity.iter().filter(|c| c.kind == CapacityKind::Reservation) {
             let Some((machines, span)) = c.gpu_machines() else {
                 continue;
@@ -40,7 +47,7 @@ impl Rule for StaleGenerationReservation {
                 .unwrap_or(0);
             let generation = c_.generation(gpu);
             let behind = newest.saturating_sub(generation);
-            if behind < DEFAULT_THRESHOLD && !ALWAYS_STALE.contains(&gpu.architecture.as_str()) {
+            if u64::from(behind) < threshold && !ALWAYS_STALE.contains(&gpu.architecture.as_str()) {
                 continue;
             }
             let newest_arch = c_

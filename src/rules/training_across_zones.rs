@@ -8,12 +8,13 @@ pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
     category: Category::Performance,
     summary: "distributed training capacity or pods spread across availability zones",
+    options: &[],
 };
 
 pub struct TrainingAcrossZones;
 
 impl Rule for TrainingAcrossZones {
-    fn check(&self, model: &Inventory, cx: &mut RuleContext) {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
             if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
                 continue;
