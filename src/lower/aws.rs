@@ -377,16 +377,12 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
                 .collect()
         })
         .unwrap_or_default();
-    c.role = match tags.iter().find(|(k, _, _)| k == super::role::HINT) {
-        Some((_, v, s)) => super::role::from_hint(v, s.clone()),
-        None => match r.role(&[], &["name"]) {
-            Value::Absent => super::role::from_words(
-                tags.iter().flat_map(|(k, v, _)| [k.as_str(), v.as_str()]),
-                &r.header(),
-            ),
-            role => role,
-        },
-    };
+    let name = b.str("name").known().cloned();
+    c.role = super::role::from_entries(
+        &tags,
+        std::iter::once(r.name).chain(name.as_deref()),
+        &r.header(),
+    );
     c
 }
 

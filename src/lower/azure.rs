@@ -206,18 +206,13 @@ fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
     c.placement = proximity(pool);
     c.reserved = pool.span_of("capacity_reservation_group_id");
     c.labels = pool.string_map("node_labels");
-    let words: Vec<String> = c
-        .labels
-        .iter()
-        .flat_map(|(k, v, _)| [k.clone(), v.clone()])
-        .chain(pool.str("name").known().cloned())
-        .collect();
-    c.role = match c.labels.iter().find(|(k, _, _)| k == super::role::HINT) {
-        Some((_, v, s)) => super::role::from_hint(v, s.clone()),
-        None => match r.role(&["tags"], &[]) {
-            Value::Absent => super::role::from_words(words.iter().map(String::as_str), &header),
-            role => role,
-        },
-    };
+    let mut entries = c.labels.clone();
+    entries.extend(r.block.string_map("tags"));
+    let name = pool.str("name").known().cloned();
+    c.role = super::role::from_entries(
+        &entries,
+        std::iter::once(r.name).chain(name.as_deref()),
+        &header,
+    );
     c
 }

@@ -418,22 +418,12 @@ fn node_pool(
         Value::Unknown(s) => Value::Unknown(s),
         Value::Absent => Value::Absent,
     };
-    let words: Vec<String> = c
-        .labels
-        .iter()
-        .flat_map(|(k, v, _)| [k.clone(), v.clone()])
-        .chain(pool.str("name").known().cloned())
-        .collect();
-    c.role = match c.labels.iter().find(|(k, _, _)| k == super::role::HINT) {
-        Some((_, v, s)) => super::role::from_hint(v, s.clone()),
-        None => super::role::from_words(
-            words
-                .iter()
-                .map(String::as_str)
-                .chain(std::iter::once(c.subject.as_str())),
-            &header,
-        ),
-    };
+    let name = pool.str("name").known().cloned();
+    c.role = super::role::from_entries(
+        &c.labels,
+        [c.subject.as_str()].into_iter().chain(name.as_deref()),
+        &header,
+    );
     c
 }
 

@@ -44,6 +44,24 @@ pub fn from_hint(value: &str, span: Span) -> Value<Role> {
     }
 }
 
+/// The role stated by a `gpulint-role` entry among tags or labels, else inferred from
+/// `names` and the entries' keys and values, pointing at `span`.
+pub fn from_entries<'a>(
+    entries: &'a [(String, String, Span)],
+    names: impl IntoIterator<Item = &'a str>,
+    span: &Span,
+) -> Value<Role> {
+    if let Some((_, v, s)) = entries.iter().find(|(k, _, _)| k == HINT) {
+        return from_hint(v, s.clone());
+    }
+    let words = names.into_iter().chain(
+        entries
+            .iter()
+            .flat_map(|(k, v, _)| [k.as_str(), v.as_str()]),
+    );
+    from_words(words, span)
+}
+
 /// Infers a role from words (`gpu-training-pool`, `llm_serving`), pointing at `span`.
 pub fn from_words<'a>(words: impl IntoIterator<Item = &'a str>, span: &Span) -> Value<Role> {
     let (mut training, mut inference) = (false, false);

@@ -153,21 +153,12 @@ impl Resource<'_> {
     /// maps' keys and values.
     pub fn role(&self, maps: &[&str], names: &[&str]) -> Value<Role> {
         let entries: Vec<_> = maps.iter().flat_map(|m| self.block.string_map(m)).collect();
-        if let Some((_, v, span)) = entries.iter().find(|(k, _, _)| k == role::HINT) {
-            return role::from_hint(v, span.clone());
-        }
         let named: Vec<String> = names
             .iter()
             .filter_map(|n| self.block.str(n).known().cloned())
             .collect();
-        let words = std::iter::once(self.name)
-            .chain(named.iter().map(String::as_str))
-            .chain(
-                entries
-                    .iter()
-                    .flat_map(|(k, v, _)| [k.as_str(), v.as_str()]),
-            );
-        role::from_words(words, &self.header())
+        let words = std::iter::once(self.name).chain(named.iter().map(String::as_str));
+        role::from_entries(&entries, words, &self.header())
     }
 
     /// `aws_instance.trainer`.
