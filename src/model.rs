@@ -95,6 +95,7 @@ impl Provider {
 
 #[derive(Debug, Default)]
 pub struct Inventory {
+    /// Karpenter NodePools and other Kubernetes-defined capacity are in `capacity` too.
     pub capacity: Vec<Capacity>,
     pub workloads: Vec<Workload>,
     /// Files (or the parts of them) that did not parse.
@@ -137,6 +138,13 @@ pub struct Capacity {
     pub labels: Vec<(String, String, Span)>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
     pub stop: Vec<Stop>,
+}
+
+impl Inventory {
+    /// The capacity a pod can land on.
+    pub fn landing<'a>(&'a self, pod: &'a PodShape) -> impl Iterator<Item = &'a Capacity> {
+        pod.landing.iter().map(|&i| &self.capacity[i])
+    }
 }
 
 impl Capacity {
@@ -323,10 +331,75 @@ pub struct PodShape {
     pub replicas: Value<u32>,
     /// GPUs each pod asks for, summed over its containers.
     pub gpus: Value<GpuRequest>,
-    pub node_selector: Vec<(String, String, Span)>,
+    /// Node labels the pod requires: `nodeSelector` entries and required node-affinity
+    /// `In` expressions, as key → allowed values.
+    pub requirements: Vec<Requirement>,
     pub tolerations: Vec<Toleration>,
     pub volumes: Vec<Volume>,
     pub containers: Vec<Container>,
+    /// `topologySpreadConstraints` topology keys.
+    pub spread: Vec<(String, Span)>,
+    /// What the requirements say through the catalog's Kubernetes vocabularies.
+    pub selection: Selection,
+    /// What a serving engine in the pod is told.
+    pub serving: Option<Serving>,
+    /// A distributed-training launcher in the pod.
+    pub launcher: Option<Launcher>,
+    /// Indices into [`Inventory::capacity`] of the pools this pod can land on (labels and
+    /// selectors matched). Empty when no pool in the run matches.
+    pub landing: Vec<usize>,
+}
+
+/// A node label the pod requires.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Requirement {
+    pub key: String,
+    pub values: Vec<String>,
+    pub span: Span,
+}
+
+/// Capacity facts that a pod's node requirements state.
+#[derive(Clone, Debug, Default)]
+pub struct Selection {
+    pub gpus: Option<(Vec<&'static Gpu>, Span)>,
+    pub instance_types: Option<(Vec<String>, Span)>,
+    pub market: Option<(Market, Span)>,
+    pub zones: Option<(Vec<String>, Span)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    Vllm,
+    Tgi,
+    Sglang,
+    /// Only `gpulint.dev/*` annotations say what is served.
+    Hint,
+}
+
+/// What an inference server is told.
+#[derive(Clone, Debug)]
+pub struct Serving {
+    pub engine: Engine,
+    pub model: Option<(String, Span)>,
+    /// `gpulint.dev/params`.
+    pub params: Option<(f64, Span)>,
+    pub precision: Option<(String, Span)>,
+    pub quantization: Option<(String, Span)>,
+    pub kv_precision: Option<(String, Span)>,
+    pub tp: Option<(u32, Span)>,
+    pub pp: Option<(u32, Span)>,
+    pub max_model_len: Option<(u64, Span)>,
+    pub gpu_memory_utilization: Option<(f64, Span)>,
+    /// The container that runs it.
+    pub span: Span,
+}
+
+/// A distributed-training launcher.
+#[derive(Clone, Debug)]
+pub struct Launcher {
+    pub nnodes: Option<u32>,
+    pub nproc_per_node: Option<u32>,
+    pub span: Span,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -363,8 +436,10 @@ pub enum VolumeSource {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Container {
     pub name: String,
-    /// `command` then `args`, as written.
-    pub argv: Vec<String>,
+    pub image: Option<String>,
+    /// `command` then `args`, each with its span; a shell script (`sh -c "..."`) is split
+    /// into words that share the script's span.
+    pub argv: Vec<(String, Span)>,
     pub mounts: Vec<Mount>,
     pub cpu_request: Value<String>,
     pub memory_request: Value<String>,

@@ -81,7 +81,7 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
             });
         }
         if let (FileKind::Yaml, Syntax::Yaml(docs)) = (file.kind, &parsed[id.0 as usize].syntax) {
-            kubernetes::lower(id, docs, &mut inv.workloads);
+            kubernetes::lower(id, docs, &mut inv);
         }
     }
 
