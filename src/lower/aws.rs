@@ -442,6 +442,15 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c.reserved = reserved_market(&c.market).or_else(|| lt.known().and_then(|t| t.reserved.clone()));
     c.labels = b.string_map("labels");
     c.role = r.role(&["labels", "tags"], &["node_group_name"]);
+    // Labels EKS puts on every node of the group.
+    if let Value::Known(name, s) = b.str("node_group_name") {
+        c.labels
+            .push(("eks.amazonaws.com/nodegroup".into(), name, s));
+    }
+    if let Value::Known(t, s) = b.str("capacity_type") {
+        c.labels
+            .push(("eks.amazonaws.com/capacityType".into(), t, s));
+    }
     c
 }
 

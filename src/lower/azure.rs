@@ -209,6 +209,18 @@ fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
     let mut entries = c.labels.clone();
     entries.extend(r.block.string_map("tags"));
     let name = pool.str("name").known().cloned();
+    if let Some(n) = &name {
+        for key in ["kubernetes.azure.com/agentpool", "agentpool"] {
+            c.labels.push((key.into(), n.clone(), header.clone()));
+        }
+    }
+    if c.market.known() == Some(&Market::Spot) {
+        c.labels.push((
+            "kubernetes.azure.com/scalesetpriority".into(),
+            "spot".into(),
+            header.clone(),
+        ));
+    }
     c.role = super::role::from_entries(
         &entries,
         std::iter::once(r.name).chain(name.as_deref()),

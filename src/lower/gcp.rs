@@ -419,6 +419,13 @@ fn node_pool(
         Value::Absent => Value::Absent,
     };
     let name = pool.str("name").known().cloned();
+    if let Some(n) = &name {
+        c.labels.push((
+            "cloud.google.com/gke-nodepool".into(),
+            n.clone(),
+            header.clone(),
+        ));
+    }
     c.role = super::role::from_entries(
         &c.labels,
         [c.subject.as_str()].into_iter().chain(name.as_deref()),

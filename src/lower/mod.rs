@@ -14,7 +14,8 @@ use hcl_edit::structure::Body;
 
 use crate::catalog::catalog;
 use crate::model::{
-    Capacity, GpuSet, Inventory, Machine, Provider, Span, Stop, StopKind, SyntaxProblem,
+    Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider, Span, Stop, StopKind,
+    SyntaxProblem,
 };
 use crate::parse::{Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb};
@@ -143,7 +144,107 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
         gcp::lower(&module, &mut inv);
         azure::lower(&module, &mut inv);
     }
+    link(&mut inv);
     inv
+}
+
+/// How a capacity answers one pod requirement.
+#[derive(PartialEq, Eq)]
+enum Answer {
+    /// A fact of the capacity matches (a label it sets, its type, GPU, market or zone).
+    Yes,
+    /// Nothing the capacity states rules it out (an unknown zone, the node's OS).
+    Maybe,
+    No,
+}
+
+fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
+    let vocab = &catalog().kubernetes;
+    if let Some((_, v, _)) = c.labels.iter().find(|(k, _, _)| *k == r.key) {
+        return if r.values.contains(v) {
+            Answer::Yes
+        } else {
+            Answer::No
+        };
+    }
+    let decide = |ok: bool| if ok { Answer::Yes } else { Answer::No };
+    if vocab.is_instance_label(&r.key) {
+        return match &c.machines {
+            crate::model::Value::Known(m, _) => {
+                decide(m.iter().any(|m| r.values.contains(&m.name)))
+            }
+            _ => Answer::Maybe,
+        };
+    }
+    if vocab.gpus_for_label(&r.key, "").is_some() {
+        let wanted: Vec<_> = r
+            .values
+            .iter()
+            .flat_map(|v| vocab.gpus_for_label(&r.key, v).unwrap_or_default())
+            .collect();
+        return match c.gpu_machines() {
+            Some((m, _)) => decide(m.iter().any(|m| {
+                m.gpus
+                    .as_ref()
+                    .is_some_and(|g| wanted.iter().any(|w| w.id == g.gpu.id))
+            })),
+            None if c.machines.known().is_some() => Answer::No,
+            None => Answer::Maybe,
+        };
+    }
+    if r.values
+        .iter()
+        .any(|v| vocab.market_for_label(&r.key, v).is_some())
+    {
+        let wanted: Vec<_> = r
+            .values
+            .iter()
+            .filter_map(|v| vocab.market_for_label(&r.key, v))
+            .collect();
+        return match c.market.known() {
+            Some(m) => decide(wanted.contains(m)),
+            // An unset market is the provider's default: on-demand.
+            None => decide(wanted.contains(&crate::model::Market::OnDemand)),
+        };
+    }
+    if vocab.is_zone_label(&r.key) {
+        return match c.zones.known() {
+            Some(crate::model::Zones::Listed(z)) => decide(z.iter().any(|z| r.values.contains(z))),
+            _ => Answer::Maybe,
+        };
+    }
+    // Labels every node has whatever its pool.
+    if matches!(r.key.as_str(), "kubernetes.io/os" | "kubernetes.io/arch") {
+        return Answer::Maybe;
+    }
+    Answer::No
+}
+
+/// Links every pod to the capacity in the run it can land on: pools that satisfy all of
+/// the pod's node requirements, at least one of them by a fact of the pool.
+fn link(inv: &mut Inventory) {
+    let capacity = &inv.capacity;
+    for w in &mut inv.workloads {
+        for pod in &mut w.pods {
+            if pod.requirements.is_empty() {
+                continue;
+            }
+            pod.landing = capacity
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| {
+                    matches!(c.kind, CapacityKind::NodePool | CapacityKind::Group)
+                        && c.gpu_machines().is_some()
+                })
+                .filter(|(_, c)| {
+                    let answers: Vec<Answer> =
+                        pod.requirements.iter().map(|r| answer(c, r)).collect();
+                    !answers.contains(&Answer::No) && answers.contains(&Answer::Yes)
+                })
+                .map(|(i, _)| i)
+                .collect();
+        }
+    }
 }
 
 #[cfg(test)]

@@ -74,6 +74,10 @@ rules! {
     multi_node_without_fast_fabric::MultiNodeWithoutFastFabric => "multi-node-without-fast-fabric",
     stale_generation_reservation::StaleGenerationReservation => "stale-generation-reservation",
     spot_only_inference::SpotOnlyInference => "spot-only-inference",
+    model_exceeds_gpu_memory::ModelExceedsGpuMemory => "model-exceeds-gpu-memory",
+    tensor_parallel_mismatch::TensorParallelMismatch => "tensor-parallel-mismatch",
+    missing_shm::MissingShm => "missing-shm",
+    missing_checkpoint_volume::MissingCheckpointVolume => "missing-checkpoint-volume",
 }
 
 pub fn rule(id: &str) -> Option<&'static RuleEntry> {
@@ -113,6 +117,15 @@ impl<'a> RuleContext<'a> {
             .get(name)?
             .as_integer()
             .and_then(|n| u64::try_from(n).ok())
+    }
+
+    /// Reports at a severity other than the rule's default (a missing checkpoint volume is
+    /// an error on spot capacity).
+    pub fn report_as(&mut self, severity: Severity, r: Report) {
+        self.report(r);
+        if let Some(f) = self.findings.last_mut() {
+            f.severity = severity;
+        }
     }
 
     pub fn report(&mut self, r: Report) {
@@ -166,4 +179,178 @@ pub fn nodes(n: u64) -> String {
     } else {
         format!("{n} nodes")
     }
+}
+
+/// The GPU model a pod runs on: what its node requirements name, else what every pool it
+/// lands on carries. `None` when that is unknown or not one model.
+pub fn pod_gpu(
+    model: &Inventory,
+    pod: &crate::model::PodShape,
+) -> Option<(&'static crate::catalog::Gpu, Span)> {
+    let one = |gpus: Vec<&'static crate::catalog::Gpu>| {
+        let first = *gpus.first()?;
+        gpus.iter().all(|g| g.id == first.id).then_some(first)
+    };
+    if let Some((gpus, span)) = &pod.selection.gpus {
+        return one(gpus.clone()).map(|g| (g, span.clone()));
+    }
+    let cat = crate::catalog::catalog();
+    if let Some((types, span)) = &pod.selection.instance_types {
+        let gpus: Option<Vec<_>> = types
+            .iter()
+            .map(|t| cat.instance_any(t).map(|i| i.gpu))
+            .collect();
+        return one(gpus?).map(|g| (g, span.clone()));
+    }
+    let landing: Vec<_> = model.landing(pod).collect();
+    let gpus: Vec<_> = landing
+        .iter()
+        .flat_map(|c| c.gpu_machines().map(|(m, _)| m).unwrap_or_default())
+        .filter_map(|m| m.gpus.as_ref().map(|g| g.gpu))
+        .collect();
+    let span = pod.requirements.first()?.span.clone();
+    one(gpus).map(|g| (g, span))
+}
+
+/// Whether a pod runs only on spot capacity: its requirements ask for spot, or every pool
+/// it lands on is spot. The span points at the reason.
+pub fn pod_spot_only(model: &Inventory, pod: &crate::model::PodShape) -> Option<Span> {
+    use crate::model::{Market, Value};
+    if let Some((Market::Spot, span)) = &pod.selection.market {
+        return Some(span.clone());
+    }
+    let landing: Vec<_> = model.landing(pod).collect();
+    if !landing.is_empty()
+        && landing
+            .iter()
+            .all(|c| matches!(c.market, Value::Known(Market::Spot, _)))
+    {
+        return pod.requirements.first().map(|r| r.span.clone());
+    }
+    None
+}
+
+/// What a serving pod runs, read into the memory math's terms.
+pub struct Served {
+    /// The model as the registry names it (or as written).
+    pub label: String,
+    pub request: crate::fit::Request,
+    pub utilization: f64,
+    /// Where the model is named.
+    pub model_span: Span,
+    /// Tensor × pipeline parallel as configured (engine defaults applied), with the span
+    /// of the flag when written.
+    pub tp: (u32, Option<Span>),
+    pub pp: u32,
+}
+
+/// Reads a pod's serving engine into a memory request. `None` when anything it needs is
+/// unknown: an unknown model with no size in its name, an unknown quantization format.
+pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
+    use crate::fit::models::resolve;
+    use crate::fit::{Precision, Quant, vllm_default_utilization};
+    use crate::model::{Engine, Value};
+    let s = pod.serving.as_ref()?;
+    let gpus = match &pod.gpus {
+        Value::Known(g, _) if !g.resource.contains("mig-") => g.count,
+        _ => return None,
+    };
+    let (label, params, spec, named, model_span) = match (&s.model, &s.params) {
+        (Some((m, span)), hint) => {
+            let r = resolve(m);
+            match (r, hint) {
+                (Some(r), _) => (
+                    r.spec.map_or_else(|| m.clone(), |sp| sp.id.clone()),
+                    r.params,
+                    r.spec,
+                    r.precision,
+                    span.clone(),
+                ),
+                (None, Some((p, _))) => (m.clone(), *p, None, None, span.clone()),
+                (None, None) => return None,
+            }
+        }
+        (None, Some((p, span))) => (
+            format!("a {:.0}B model", p / 1e9),
+            *p,
+            None,
+            None,
+            span.clone(),
+        ),
+        (None, None) => return None,
+    };
+    let quant = s.quantization.as_ref().map(|(q, _)| q.to_ascii_lowercase());
+    let (precision, q) = match quant.as_deref() {
+        Some(q) if q.contains("awq") => (Precision::Int4, Quant::Awq),
+        Some(q) if q.contains("gptq") || q == "marlin" => (Precision::Int4, Quant::Gptq),
+        Some("bitsandbytes") if s.engine == Engine::Tgi => (Precision::Int8, Quant::None),
+        Some(q) if q.starts_with("bitsandbytes") => (Precision::Int4, Quant::Nf4),
+        Some(q) if q.contains("fp8") || q == "modelopt" => (Precision::Fp8, Quant::None),
+        Some("eetq" | "int8" | "w8a8" | "smoothquant") => (Precision::Int8, Quant::None),
+        Some(_) => return None,
+        None => match (
+            named,
+            s.precision.as_ref().map(|(d, _)| d.to_ascii_lowercase()),
+        ) {
+            (Some(n), _) => n,
+            (None, Some(d)) => match d.as_str() {
+                "float16" | "half" | "fp16" => (Precision::Fp16, Quant::None),
+                "bfloat16" | "bf16" => (Precision::Bf16, Quant::None),
+                "float32" | "float" | "fp32" => (Precision::Fp32, Quant::None),
+                "fp8" => (Precision::Fp8, Quant::None),
+                "int8" => (Precision::Int8, Quant::None),
+                "int4" => (Precision::Int4, Quant::None),
+                "auto" => (spec.map_or(Precision::Bf16, |s| s.dtype), Quant::None),
+                _ => return None,
+            },
+            (None, None) => (spec.map_or(Precision::Bf16, |s| s.dtype), Quant::None),
+        },
+    };
+    let kv_precision = match s.kv_precision.as_ref().map(|(k, _)| k.to_ascii_lowercase()) {
+        Some(k) if k.starts_with("fp8") => Precision::Fp8,
+        Some(k) if k == "auto" || k == "bfloat16" => Precision::Bf16,
+        Some(k) if k == "float16" || k == "half" => Precision::Fp16,
+        Some(_) => return None,
+        None if spec.map(|s| s.dtype) == Some(Precision::Fp16) => Precision::Fp16,
+        None => Precision::Bf16,
+    };
+    // Engine defaults: TGI shards over every GPU it sees; vLLM and SGLang use one.
+    let tp = match &s.tp {
+        Some((t, span)) => (*t, Some(span.clone())),
+        None if s.engine == Engine::Tgi => (gpus, None),
+        None => (1, None),
+    };
+    let pp = s.pp.as_ref().map_or(1, |(p, _)| *p);
+    let context = s
+        .max_model_len
+        .as_ref()
+        .map(|(c, _)| *c)
+        .or(spec.map(|s| s.max_context));
+    let utilization = s.gpu_memory_utilization.as_ref().map_or_else(
+        || match s.engine {
+            Engine::Vllm => vllm_default_utilization(None),
+            _ => 0.9,
+        },
+        |(u, _)| *u,
+    );
+    Some(Served {
+        label,
+        request: crate::fit::Request {
+            params,
+            spec,
+            precision,
+            quant: q,
+            kv_precision,
+            context,
+            batch: 1,
+            tp: tp.0.max(1),
+            pp: pp.max(1),
+            gpus: (tp.0 * pp).max(1),
+            training: None,
+        },
+        utilization,
+        model_span,
+        tp,
+        pp,
+    })
 }

@@ -1,0 +1,59 @@
+//! `missing-shm`: a multi-GPU PyTorch pod without a memory-backed `/dev/shm`.
+
+use super::{Report, Rule, RuleContext, RuleMeta};
+use crate::finding::{Category, Severity};
+use crate::model::{Inventory, PodShape, Value, VolumeSource};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Reliability,
+    summary: "a multi-GPU PyTorch pod without a memory-backed `/dev/shm`",
+    options: &[],
+};
+
+pub struct MissingShm;
+
+/// A `medium: Memory` emptyDir mounted at `/dev/shm`.
+fn has_shm(pod: &PodShape) -> bool {
+    pod.containers.iter().any(|c| {
+        c.mounts.iter().any(|m| {
+            m.path.trim_end_matches('/') == "/dev/shm"
+                && pod
+                    .volumes
+                    .iter()
+                    .any(|v| v.name == m.volume && v.source == VolumeSource::EmptyDir { memory: true })
+        })
+    })
+}
+
+impl Rule for MissingShm {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        for w in &model.workloads {
+            for pod in &w.pods {
+                // PyTorch in the pod: a training launcher or a serving engine.
+                if pod.launcher.is_none() && pod.serving.is_none() {
+                    continue;
+                }
+                let Value::Known(gpus, span) = &pod.gpus else {
+                    continue;
+                };
+                if gpus.count < 2 || has_shm(pod) {
+                    continue;
+                }
+                cx.report(Report {
+                    message: format!(
+                        "`{}` runs PyTorch on {} GPUs per pod with the container's default 64 MiB \
+                         `/dev/shm`: NCCL and data loaders fail or crawl once it fills",
+                        w.subject, gpus.count
+                    ),
+                    help: "mount an `emptyDir: { medium: Memory, sizeLimit: 16Gi }` volume at \
+                           `/dev/shm` in the container"
+                        .into(),
+                    subject: w.subject.clone(),
+                    primary: (span.clone(), format!("{} GPUs, no /dev/shm", gpus.count)),
+                    secondary: Vec::new(),
+                });
+            }
+        }
+    }
+}

@@ -1,0 +1,85 @@
+//! `tensor-parallel-mismatch`: tensor × pipeline parallel differs from the GPUs the pod
+//! requests, or tensor parallel does not divide the model's attention heads.
+
+use super::{Report, Rule, RuleContext, RuleMeta, served};
+use crate::finding::{Category, Severity};
+use crate::model::{Inventory, Value};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Error,
+    category: Category::Correctness,
+    summary: "tensor × pipeline parallel size differs from the GPUs requested, or does not divide the model's attention heads",
+    options: &[],
+};
+
+/// Kinds whose engines span several pods: their GPUs per pod are not the whole replica.
+const MULTI_NODE_KINDS: [&str; 4] = ["LeaderWorkerSet", "RayCluster", "RayService", "RayJob"];
+
+pub struct TensorParallelMismatch;
+
+impl Rule for TensorParallelMismatch {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        for w in &model.workloads {
+            if MULTI_NODE_KINDS.contains(&w.kind.as_str()) {
+                continue;
+            }
+            for pod in &w.pods {
+                let Some(s) = served(pod) else { continue };
+                let Value::Known(given, gpus_span) = &pod.gpus else {
+                    continue;
+                };
+                let (tp, tp_span) = &s.tp;
+                let want = tp * s.pp;
+                let at = tp_span.clone().unwrap_or_else(|| gpus_span.clone());
+                let help = format!(
+                    "make `--tensor-parallel-size` × `--pipeline-parallel-size` equal the GPUs the \
+                     pod requests ({})",
+                    given.count
+                );
+                if want != given.count {
+                    let message = if want > given.count {
+                        format!(
+                            "`{}` asks the engine for {want} GPUs (tensor {tp} × pipeline {}) but the \
+                             pod requests {}: it cannot start",
+                            w.subject, s.pp, given.count
+                        )
+                    } else {
+                        format!(
+                            "`{}` requests {} GPUs but the engine uses {want} (tensor {tp} × pipeline \
+                             {}): {} GPUs sit idle and bill",
+                            w.subject,
+                            given.count,
+                            s.pp,
+                            given.count - want
+                        )
+                    };
+                    cx.report(Report {
+                        message,
+                        help,
+                        subject: w.subject.clone(),
+                        primary: (at, format!("tensor {tp} × pipeline {}", s.pp)),
+                        secondary: vec![(gpus_span.clone(), format!("{} GPUs requested", given.count))],
+                    });
+                    continue;
+                }
+                if let Some(spec) = s.request.spec
+                    && *tp > 1 && spec.heads % tp != 0 {
+                        cx.report(Report {
+                            message: format!(
+                                "`{}` shards {} over tensor parallel {tp}, which does not divide its \
+                                 {} attention heads: the engine refuses to start",
+                                w.subject, s.label, spec.heads
+                            ),
+                            help: format!(
+                                "use a tensor parallel size that divides {} (and the GPUs to match)",
+                                spec.heads
+                            ),
+                            subject: w.subject.clone(),
+                            primary: (at, format!("{} heads / {tp}", spec.heads)),
+                            secondary: Vec::new(),
+                        });
+                    }
+            }
+        }
+    }
+}
