@@ -1,9 +1,9 @@
 //! `multi-gpu-without-nvlink`: multi-GPU training on GPUs joined only by PCIe.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe};
+use super::{Report, Rule, RuleContext, RuleMeta, describe, pod_gpu};
 use crate::catalog::{Confidence, Interconnect};
 use crate::finding::{Category, Severity};
-use crate::model::{Inventory, Provider, Role};
+use crate::model::{Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -16,6 +16,38 @@ pub struct MultiGpuWithoutNvlink;
 
 impl Rule for MultiGpuWithoutNvlink {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        // Kubernetes: several GPUs in a pod, for training or tensor parallelism, of a GPU
+        // model that has no NVLink on any machine.
+        for w in &model.workloads {
+            for pod in &w.pods {
+                let Value::Known(g, gpus_span) = &pod.gpus else { continue };
+                let tp = pod.serving.as_ref().and_then(|s| s.tp.as_ref()).map_or(1, |t| t.0);
+                let training = w.role.known() == Some(&Role::Training);
+                if g.count < 2 || !(training || tp > 1) {
+                    continue;
+                }
+                let Some((gpu, at)) = pod_gpu(model, pod) else { continue };
+                if gpu.nvlink.is_some() || gpu.confidence == Confidence::U {
+                    continue;
+                }
+                cx.report(Report {
+                    message: format!(
+                        "`{}` {} across {} × {} per pod, GPUs with no NVLink: the traffic between \
+                         them crawls over PCIe",
+                        w.subject,
+                        if training { "trains" } else { "shards a model" },
+                        g.count,
+                        gpu.name
+                    ),
+                    help: "run multi-GPU training or tensor parallelism on NVLink GPUs (A100, H100, \
+                           H200, B200 SXM), or one GPU per replica here"
+                        .into(),
+                    subject: w.subject.clone(),
+                    primary: (gpus_span.clone(), format!("{} GPUs", g.count)),
+                    secondary: vec![(at, format!("{} (no NVLink)", gpu.name))],
+                });
+            }
+        }
         for c in &model.capacity {
             if c.role.known() != Some(&Role::Training) {
                 continue;

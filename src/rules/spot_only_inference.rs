@@ -1,6 +1,6 @@
 //! `spot-only-inference`: an inference pool whose only capacity is spot or preemptible.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label};
+use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label, pod_spot_only};
 use crate::finding::{Category, Severity};
 use crate::model::{Capacity, Inventory, Market, Provider, Role, Value};
 
@@ -19,6 +19,28 @@ fn serves(c: &Capacity) -> bool {
 
 impl Rule for SpotOnlyInference {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        // Kubernetes: inference pods that select spot, or land only on spot pools.
+        for w in model.workloads.iter().filter(|w| w.role.known() == Some(&Role::Inference)) {
+            let Some(pod) = w.pods.iter().find(|p| matches!(&p.gpus, Value::Known(g, _) if g.count > 0)) else {
+                continue;
+            };
+            let Some(span) = pod_spot_only(model, pod) else {
+                continue;
+            };
+            cx.report(Report {
+                message: format!(
+                    "`{}` serves inference only from spot GPU nodes: one reclaim can take every \
+                     replica down at once",
+                    w.subject
+                ),
+                help: "let the pods also run on on-demand nodes (a node affinity that prefers \
+                       spot instead of requiring it, or a second Deployment on an on-demand pool)"
+                    .into(),
+                subject: w.subject.clone(),
+                primary: (span, "spot only".into()),
+                secondary: Vec::new(),
+            });
+        }
         for c in model.capacity.iter().filter(|c| serves(c)) {
             let Value::Known(Market::Spot, market_span) = &c.market else {
                 continue;

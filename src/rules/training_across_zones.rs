@@ -2,6 +2,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, describe};
 use crate::finding::{Category, Severity};
+use crate::catalog::catalog;
 use crate::model::{Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
@@ -15,6 +16,40 @@ pub struct TrainingAcrossZones;
 
 impl Rule for TrainingAcrossZones {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        // Kubernetes: multi-pod training spread over zones, or allowed in several.
+        for w in model.workloads.iter().filter(|w| w.role.known() == Some(&Role::Training)) {
+            let pods: u32 = w.pods.iter().map(|p| p.replicas.known().copied().unwrap_or(1)).sum();
+            if pods < 2 {
+                continue;
+            }
+            let reason = w.pods.iter().find_map(|p| {
+                p.spread
+                    .iter()
+                    .find(|(k, _)| catalog().kubernetes.is_zone_label(k))
+                    .map(|(_, s)| (s.clone(), "spreads pods across zones".to_string()))
+                    .or_else(|| {
+                        p.selection
+                            .zones
+                            .as_ref()
+                            .filter(|(z, _)| z.len() > 1)
+                            .map(|(z, s)| (s.clone(), format!("allows zones {}", z.join(", "))))
+                    })
+            });
+            let Some((span, what)) = reason else { continue };
+            cx.report(Report {
+                message: format!(
+                    "`{}` {what} for {pods} training pods: every collective crosses zones, slower \
+                     and billed as inter-zone traffic",
+                    w.subject
+                ),
+                help: "keep training pods in one zone: drop the zone spread constraint and pin one \
+                       `topology.kubernetes.io/zone`"
+                    .into(),
+                subject: w.subject.clone(),
+                primary: (span, "more than one zone".into()),
+                secondary: Vec::new(),
+            });
+        }
         for c in &model.capacity {
             if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
                 continue;
