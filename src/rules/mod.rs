@@ -78,6 +78,8 @@ rules! {
     tensor_parallel_mismatch::TensorParallelMismatch => "tensor-parallel-mismatch",
     missing_shm::MissingShm => "missing-shm",
     missing_checkpoint_volume::MissingCheckpointVolume => "missing-checkpoint-volume",
+    gpu_starved_cpu_memory::GpuStarvedCpuMemory => "gpu-starved-cpu-memory",
+    oversized_inference_gpu::OversizedInferenceGpu => "oversized-inference-gpu",
 }
 
 pub fn rule(id: &str) -> Option<&'static RuleEntry> {

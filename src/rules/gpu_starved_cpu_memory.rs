@@ -1,0 +1,132 @@
+//! `gpu-starved-cpu-memory`: CPU or memory requests too small to feed the GPUs.
+
+// Byte and core counts are positive and far below 2^52, where f64 is exact.
+#![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
+
+use super::{OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption};
+use crate::finding::{Category, Severity};
+use crate::fit::human_bytes;
+use crate::model::{Inventory, Value};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Performance,
+    summary: "CPU or RAM requests too small to feed the GPUs requested",
+    options: &[
+        RuleOption {
+            name: "min_cpu_per_gpu",
+            kind: OptionKind::PositiveInteger,
+        },
+        RuleOption {
+            name: "min_memory_gib_per_gpu",
+            kind: OptionKind::PositiveInteger,
+        },
+    ],
+};
+
+const DEFAULT_CPU: u64 = 2;
+const DEFAULT_MEMORY_GIB: u64 = 8;
+
+pub struct GpuStarvedCpuMemory;
+
+/// `8`, `500m`, `2.5` → cores.
+fn cpu(q: &str) -> Option<f64> {
+    match q.strip_suffix('m') {
+        Some(milli) => milli.parse::<f64>().ok().map(|m| m / 1000.0),
+        None => q.parse().ok(),
+    }
+}
+
+/// `32Gi`, `64G`, `512Mi`, `1e9` → bytes.
+fn memory(q: &str) -> Option<f64> {
+    const UNITS: [(&str, f64); 8] = [
+        ("Ki", 1024.0),
+        ("Mi", 1_048_576.0),
+        ("Gi", 1_073_741_824.0),
+        ("Ti", 1_099_511_627_776.0),
+        ("k", 1e3),
+        ("M", 1e6),
+        ("G", 1e9),
+        ("T", 1e12),
+    ];
+    for (suffix, scale) in UNITS {
+        if let Some(n) = q.strip_suffix(suffix) {
+            return n.parse::<f64>().ok().map(|n| n * scale);
+        }
+    }
+    q.parse().ok()
+}
+
+impl Rule for GpuStarvedCpuMemory {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        let min_cpu = cx.option_u64("min_cpu_per_gpu").unwrap_or(DEFAULT_CPU);
+        let min_mem = cx.option_u64("min_memory_gib_per_gpu").unwrap_or(DEFAULT_MEMORY_GIB);
+        for w in &model.workloads {
+            for pod in &w.pods {
+                let Value::Known(g, gpus_span) = &pod.gpus else { continue };
+                if g.count == 0 || g.resource.contains("mig-") || g.resource.ends_with(".shared") {
+                    continue;
+                }
+                let n = f64::from(g.count);
+                // Only what is requested explicitly: no request is not a small one.
+                let sum = |f: &dyn Fn(&crate::model::Container) -> Option<(f64, crate::model::Span)>| {
+                    let parts: Vec<_> = pod.containers.iter().filter_map(f).collect();
+                    let span = parts.first()?.1.clone();
+                    Some((parts.iter().map(|(v, _)| v).sum::<f64>(), span))
+                };
+                let cpus = sum(&|c| match &c.cpu_request {
+                    Value::Known(q, s) => cpu(q).map(|v| (v, s.clone())),
+                    _ => None,
+                });
+                let mem = sum(&|c| match &c.memory_request {
+                    Value::Known(q, s) => memory(q).map(|v| (v, s.clone())),
+                    _ => None,
+                });
+                let (min_cpu_f, min_mem_b) = (min_cpu as f64, min_mem as f64 * 1_073_741_824.0);
+                let low_cpu = cpus.filter(|(c, _)| *c < min_cpu_f * n);
+                let low_mem = mem.filter(|(m, _)| *m < min_mem_b * n);
+                let (what, span) = match (&low_cpu, &low_mem) {
+                    (Some((c, s)), Some((m, _))) => (
+                        format!("{c} CPUs and {} of memory", human_bytes(m.round() as u64)),
+                        s.clone(),
+                    ),
+                    (Some((c, s)), None) => (format!("{c} CPUs"), s.clone()),
+                    (None, Some((m, s))) => (format!("{} of memory", human_bytes(m.round() as u64)), s.clone()),
+                    (None, None) => continue,
+                };
+                cx.report(Report {
+                    message: format!(
+                        "`{}` feeds {} GPUs with {what} per pod: data loading, tokenization and \
+                         weight loading on the host starve GPUs that bill by the hour",
+                        w.subject, g.count
+                    ),
+                    help: format!(
+                        "request at least {min_cpu} CPUs and {min_mem} GiB of memory per GPU \
+                         ({} CPUs and {} GiB here), or set this rule's options to your workload's \
+                         needs",
+                        min_cpu * u64::from(g.count),
+                        min_mem * u64::from(g.count)
+                    ),
+                    subject: w.subject.clone(),
+                    primary: (span, "requested".into()),
+                    secondary: vec![(gpus_span.clone(), format!("{} GPUs", g.count))],
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantities() {
+        assert_eq!(cpu("500m"), Some(0.5));
+        assert_eq!(cpu("8"), Some(8.0));
+        assert_eq!(memory("32Gi"), Some(32.0 * 1_073_741_824.0));
+        assert_eq!(memory("64G"), Some(64e9));
+        assert_eq!(memory("512Mi"), Some(512.0 * 1_048_576.0));
+        assert_eq!(memory("lots"), None);
+    }
+}
