@@ -239,6 +239,26 @@ impl Zones {
     }
 }
 
+impl Scale {
+    /// A size that does not scale: the minimum is the maximum.
+    pub fn fixed(n: Value<u64>) -> Self {
+        Scale {
+            min: n.clone(),
+            max: n,
+            per_zone: None,
+        }
+    }
+
+    /// Bounds written where gpulint cannot read them.
+    pub fn unknown(span: Span) -> Self {
+        Scale {
+            min: Value::Unknown(span.clone()),
+            max: Value::Unknown(span),
+            per_zone: None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Placement {
     /// Packed close together: AWS cluster placement group, GCP compact placement,

@@ -227,11 +227,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         Value::Absent => from_template(&lt, |t| t.market.clone()),
         m => m,
     };
-    c.scale = Scale {
-        min: Value::Known(1, r.header()),
-        max: Value::Known(1, r.header()),
-        ..Scale::default()
-    };
+    c.scale = Scale::fixed(Value::Known(1, r.header()));
     c.zones = match b.str("availability_zone") {
         Value::Known(z, s) => Value::Known(Zones::Listed(vec![z]), s),
         Value::Unknown(s) => Value::Unknown(s),
@@ -429,11 +425,7 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
             max: s.u64("max_size"),
             ..Scale::default()
         },
-        Value::Unknown(s) => Scale {
-            min: Value::Unknown(s.clone()),
-            max: Value::Unknown(s.clone()),
-            ..Scale::default()
-        },
+        Value::Unknown(s) => Scale::unknown(s.clone()),
         Value::Absent => Scale::default(),
     };
     c.zones = subnet_zones(module, b, "subnet_ids");
@@ -464,11 +456,7 @@ fn reservation(r: &Resource<'_>) -> Capacity {
     );
     c.machines = one(b, "instance_type", Provider::Aws);
     let count = b.u64("instance_count");
-    c.scale = Scale {
-        min: count.clone(),
-        max: count,
-        ..Scale::default()
-    };
+    c.scale = Scale::fixed(count);
     c.zones = b.str("availability_zone").map(|z| Zones::Listed(vec![z]));
     c.market = Value::Known(Market::Reserved, r.header());
     c.reserved = Some(r.header());

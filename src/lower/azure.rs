@@ -36,11 +36,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
                 .str(size_key)
                 .map(|s| vec![instance_machine(Provider::Azure, &s)]);
             c.market = priority(b, "priority");
-            c.scale = Scale {
-                min: Value::Known(1, r.header()),
-                max: Value::Known(1, r.header()),
-                ..Scale::default()
-            };
+            c.scale = Scale::fixed(Value::Known(1, r.header()));
             c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
             c.placement = proximity(b);
             c.reserved = b.span_of("capacity_reservation_group_id");
@@ -95,11 +91,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
                 .str("name")
                 .map(|s| vec![instance_machine(Provider::Azure, &s)]);
             let n = sku.u64("capacity");
-            c.scale = Scale {
-                min: n.clone(),
-                max: n,
-                ..Scale::default()
-            };
+            c.scale = Scale::fixed(n);
         }
         c.zones = r.block.str("zone").map(|z| Zones::Listed(vec![z]));
         c.market = Value::Known(Market::Reserved, r.header());
@@ -144,11 +136,7 @@ fn scale_set(r: &Resource<'_>) -> Capacity {
         .map(|s| vec![instance_machine(Provider::Azure, &s)]);
     c.market = priority(b, "priority");
     let n = b.u64("instances");
-    c.scale = Scale {
-        min: n.clone(),
-        max: n,
-        ..Scale::default()
-    };
+    c.scale = Scale::fixed(n);
     c.zones = zones(b);
     c.placement = match proximity(b) {
         Value::Absent => Value::Known(Placement::Cluster, r.header()),
@@ -188,18 +176,10 @@ fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
             max: pool.u64("max_count"),
             ..Scale::default()
         },
-        Value::Unknown(s) => Scale {
-            min: Value::Unknown(s.clone()),
-            max: Value::Unknown(s),
-            ..Scale::default()
-        },
+        Value::Unknown(s) => Scale::unknown(s),
         Value::Known(false, _) | Value::Absent => {
             let n = pool.u64("node_count");
-            Scale {
-                min: n.clone(),
-                max: n,
-                ..Scale::default()
-            }
+            Scale::fixed(n)
         }
     };
     c.zones = zones(pool);

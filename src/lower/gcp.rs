@@ -88,11 +88,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     c.machines = machine(b).map(|m| vec![m]);
     c.market = market(&scheduling);
     if kind == CapacityKind::Instance {
-        c.scale = Scale {
-            min: Value::Known(1, r.header()),
-            max: Value::Known(1, r.header()),
-            ..Scale::default()
-        };
+        c.scale = Scale::fixed(Value::Known(1, r.header()));
         c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
     }
     c.reserved = specific_reservation(b);
@@ -274,11 +270,7 @@ fn reservation(r: &Resource<'_>) -> Capacity {
     match b.block("specific_reservation") {
         Value::Known(spec, _) => {
             let count = spec.u64("count");
-            c.scale = Scale {
-                min: count.clone(),
-                max: count,
-                ..Scale::default()
-            };
+            c.scale = Scale::fixed(count);
             c.machines = match spec.block("instance_properties") {
                 Value::Known(p, _) => machine_with(
                     &p,
@@ -374,11 +366,7 @@ fn node_pool(
                 },
             }
         }
-        Value::Unknown(s) => Scale {
-            min: Value::Unknown(s.clone()),
-            max: Value::Unknown(s),
-            per_zone: None,
-        },
+        Value::Unknown(s) => Scale::unknown(s),
         // No autoscaling: a fixed size per zone.
         Value::Absent => {
             let fixed = match pool.u64("node_count") {
