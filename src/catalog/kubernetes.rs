@@ -148,6 +148,19 @@ impl Vocabulary {
         Some(label.values.get(value).cloned().unwrap_or_default())
     }
 
+    /// Whether a label's value names GPU models.
+    pub fn is_gpu_label(&self, key: &str) -> bool {
+        self.gpu_labels.iter().any(|l| l.key == key)
+    }
+
+    /// Every catalog GPU that any of `values` names under the GPU label `key`.
+    pub fn gpus_for_values(&self, key: &str, values: &[String]) -> Vec<&'static Gpu> {
+        values
+            .iter()
+            .flat_map(|v| self.gpus_for_label(key, v).unwrap_or_default())
+            .collect()
+    }
+
     /// The market a capacity-type label says.
     pub fn market_for_label(&self, key: &str, value: &str) -> Option<Market> {
         let l = self.market_labels.iter().find(|l| l.key == key)?;

@@ -468,13 +468,8 @@ fn selection(requirements: &[Requirement]) -> Selection {
     let vocab = &catalog().kubernetes;
     let mut s = Selection::default();
     for r in requirements {
-        let gpus: Option<Vec<_>> = r
-            .values
-            .iter()
-            .map(|v| vocab.gpus_for_label(&r.key, v))
-            .collect();
-        if let Some(gpus) = gpus {
-            let gpus: Vec<_> = gpus.into_iter().flatten().collect();
+        if vocab.is_gpu_label(&r.key) {
+            let gpus = vocab.gpus_for_values(&r.key, &r.values);
             if !gpus.is_empty() {
                 s.gpus = Some((gpus, r.span.clone()));
             }
@@ -772,12 +767,8 @@ fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
                 .flat_map(|f| catalog().family(f).map(|i| i.row.name.clone()))
                 .collect();
             types = Some((t, sp));
-        } else if let Some(gpus) = values
-            .iter()
-            .map(|v| vocab.gpus_for_label(&key, v))
-            .collect::<Option<Vec<_>>>()
-        {
-            let gpus: Vec<_> = gpus.into_iter().flatten().collect();
+        } else if vocab.is_gpu_label(&key) {
+            let gpus = vocab.gpus_for_values(&key, &values);
             let t: Vec<String> = catalog()
                 .instances
                 .iter()

@@ -176,12 +176,8 @@ fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
             _ => Answer::Maybe,
         };
     }
-    if vocab.gpus_for_label(&r.key, "").is_some() {
-        let wanted: Vec<_> = r
-            .values
-            .iter()
-            .flat_map(|v| vocab.gpus_for_label(&r.key, v).unwrap_or_default())
-            .collect();
+    if vocab.is_gpu_label(&r.key) {
+        let wanted = vocab.gpus_for_values(&r.key, &r.values);
         return match c.gpu_machines() {
             Some((m, _)) => decide(m.iter().any(|m| {
                 m.gpus
