@@ -127,8 +127,8 @@ fn find_pods<'a>(
                     annotations,
                 );
                 p.containers.push(container(file, model));
-                p.gpus = gpus_of(file, std::slice::from_ref(model));
-                p.serving = serving(&p.containers, annotations);
+                p.gpus = gpus_of(file, model.get("resources"));
+                p.serving = serving(file, &p.containers, annotations);
                 out.push(p);
                 return;
             }
@@ -199,7 +199,7 @@ fn pod(
         .collect();
     let requirements = requirements(file, spec);
     let selection = selection(&requirements);
-    let serving = serving(&containers, annotations);
+    let serving = serving(file, &containers, annotations);
     let launcher = launcher(&containers);
     PodShape {
         group,
@@ -209,7 +209,9 @@ fn pod(
             file,
             spec.get("containers")
                 .and_then(YamlNode::items)
-                .unwrap_or_default(),
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| c.get("resources")),
         ),
         requirements,
         tolerations: spec
@@ -261,20 +263,7 @@ fn train_job_pod(file: FileId, trainer: &YamlNode, annotations: Option<&YamlNode
         None => Value::Absent,
     };
     if let Some(res) = trainer.get("resourcesPerNode") {
-        let mut wrapper = trainer.clone();
-        if let YamlValue::Map(entries) = &mut wrapper.value {
-            entries.push((
-                YamlNode {
-                    span: res.span.clone(),
-                    value: YamlValue::Scalar(crate::parse::yaml::Scalar {
-                        text: "resources".into(),
-                        plain: true,
-                    }),
-                },
-                res.clone(),
-            ));
-        }
-        p.gpus = gpus_of(file, std::slice::from_ref(&wrapper));
+        p.gpus = gpus_of(file, [res]);
     }
     p.launcher = launcher(std::slice::from_ref(&c));
     p.containers = vec![c];
@@ -344,16 +333,19 @@ fn is_gpu_resource(name: &str) -> bool {
 }
 
 /// GPUs one pod asks for: limits (which extended resources require), else requests.
-fn gpus_of(file: FileId, containers: &[YamlNode]) -> Value<GpuRequest> {
+/// `resources` are the containers' `resources` mappings (or TrainJob's
+/// `resourcesPerNode`).
+fn gpus_of<'a>(
+    file: FileId,
+    resources: impl IntoIterator<Item = &'a YamlNode>,
+) -> Value<GpuRequest> {
     let mut total: Option<(GpuRequest, Span)> = None;
-    for c in containers {
+    for r in resources {
         let resources = ["limits", "requests"].iter().find_map(|k| {
-            c.path(&["resources", k])
-                .and_then(YamlNode::entries)
-                .filter(|e| {
-                    e.iter()
-                        .any(|(k, _)| k.as_str().is_some_and(is_gpu_resource))
-                })
+            r.get(k).and_then(YamlNode::entries).filter(|e| {
+                e.iter()
+                    .any(|(k, _)| k.as_str().is_some_and(is_gpu_resource))
+            })
         });
         for (k, v) in resources.unwrap_or_default() {
             let Some(resource) = k.as_str().filter(|k| is_gpu_resource(k)) else {
@@ -528,7 +520,11 @@ fn flag_str(argv: &[(String, Span)], names: &[&str]) -> Option<(String, Span)> {
 
 /// The serving engine a pod runs, from its containers' commands and images and the
 /// `gpulint.dev/*` annotations.
-fn serving(containers: &[Container], annotations: Option<&YamlNode>) -> Option<Serving> {
+fn serving(
+    file: FileId,
+    containers: &[Container],
+    annotations: Option<&YamlNode>,
+) -> Option<Serving> {
     let mut found = None;
     for c in containers {
         let a = &c.argv;
@@ -612,7 +608,6 @@ fn serving(containers: &[Container], annotations: Option<&YamlNode>) -> Option<S
     if model.is_none() && params.is_none() && precision.is_none() {
         return found;
     }
-    let file = containers.first().map_or(FileId(0), |c| c.span.file);
     let to_span = |r: std::ops::Range<usize>| Span::new(file, r);
     let mut s = found.unwrap_or_else(|| Serving {
         engine: Engine::Hint,
@@ -962,6 +957,31 @@ spec:
                 .abs()
                 < 1.0
         );
+    }
+
+    #[test]
+    fn train_jobs_count_gpus_per_node() {
+        let inv = lower_text(
+            r#"
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: { name: sft }
+spec:
+  trainer:
+    numNodes: 2
+    image: ghcr.io/acme/train:1.0
+    command: ["torchrun", "--nproc_per_node=8", "train.py"]
+    resourcesPerNode:
+      limits: { nvidia.com/gpu: 8 }
+"#,
+        );
+        let w = &inv.workloads[0];
+        assert_eq!(w.role.known(), Some(&Role::Training));
+        let p = &w.pods[0];
+        assert_eq!(p.group, "trainer");
+        assert_eq!(p.replicas.known(), Some(&2));
+        assert_eq!(p.gpus.known().map(|g| g.count), Some(8));
+        assert_eq!(p.launcher.as_ref().unwrap().nproc_per_node, Some(8));
     }
 
     #[test]
