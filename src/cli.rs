@@ -155,6 +155,9 @@ pub enum Format {
     Human,
     Compact,
     Json,
+    Sarif,
+    Github,
+    Junit,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -296,6 +299,9 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
         }
         Format::Compact => report::compact::render(&outcome),
         Format::Json => report::json::render(&outcome),
+        Format::Sarif => report::sarif::render(&outcome),
+        Format::Github => report::github::render(&outcome),
+        Format::Junit => report::junit::render(&outcome),
     };
     match &args.output {
         Some(path) => std::fs::write(path, text)

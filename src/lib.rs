@@ -8,6 +8,7 @@ pub mod config;
 pub mod discover;
 pub mod filter;
 pub mod finding;
+pub mod fingerprint;
 pub mod fit;
 pub mod lint;
 pub mod lower;

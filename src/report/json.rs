@@ -41,14 +41,13 @@ pub fn render(outcome: &Outcome) -> String {
         .findings
         .iter()
         .map(|f| {
-            let file = outcome.db.get(f.primary.file);
-            let span = f.primary.span.clone().unwrap_or(0..0);
-            let r = file.region(&span);
+            let at = super::Location::of(outcome, &f.primary);
+            let r = at.region;
             Finding {
                 rule: f.rule,
                 severity: f.severity,
                 message: &f.message,
-                file: &file.name,
+                file: at.file,
                 line: r.start_line,
                 column: r.start_column,
                 end_line: r.end_line,

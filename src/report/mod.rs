@@ -3,11 +3,32 @@
 pub mod catalog;
 pub mod compact;
 pub mod fit;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod junit;
+pub mod sarif;
 
-use crate::finding::Severity;
+use crate::finding::{Label, Severity};
 use crate::lint::Outcome;
+use crate::source::Region;
+
+/// Where a label is, as the machine formats print it.
+pub struct Location<'a> {
+    pub file: &'a str,
+    pub region: Region,
+}
+
+impl<'a> Location<'a> {
+    /// A label without a span is the start of its file.
+    pub fn of(outcome: &'a Outcome, label: &Label) -> Self {
+        let file = outcome.db.get(label.file);
+        Location {
+            file: &file.name,
+            region: file.region(&label.span.clone().unwrap_or(0..0)),
+        }
+    }
+}
 
 /// Counts by severity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -1,0 +1,57 @@
+//! `--format github`: GitHub Actions workflow commands, one per finding, which the runner turns
+//! into annotations on the pull request's diff.
+//! <https://docs.github.com/en/actions/reference/workflow-commands-for-github-actions>
+
+use std::fmt::Write;
+
+use super::Location;
+use crate::finding::Severity;
+use crate::lint::Outcome;
+
+pub fn render(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    for f in &outcome.findings {
+        let at = Location::of(outcome, &f.primary);
+        let command = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let r = at.region;
+        let _ = writeln!(
+            out,
+            "::{command} file={},line={},col={},endLine={},endColumn={},title={}::{}",
+            property(at.file),
+            r.start_line,
+            r.start_column,
+            r.end_line,
+            r.end_column,
+            property(&format!("gpulint {}", f.rule)),
+            data(&format!("{}\nhelp: {}", f.message, f.help)),
+        );
+    }
+    out
+}
+
+/// The message of a command: `%`, CR and LF escaped, as the runner's `toCommandValue` expects.
+fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A property value: also `:` and `,`, which would end it.
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping_follows_the_runner() {
+        assert_eq!(data("50% of\r\nit"), "50%25 of%0D%0Ait");
+        assert_eq!(property("a:b,c%"), "a%3Ab%2Cc%25");
+    }
+}

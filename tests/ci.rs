@@ -1,0 +1,219 @@
+//! What CI and pre-commit see: the machine formats, `--output`, fingerprints, suppressions,
+//! baselines and config.
+
+#![allow(clippy::print_stderr)] // a skipped check says so
+
+use std::path::{Path, PathBuf};
+
+mod common;
+
+use common::*;
+
+/// A small tree with one finding of each severity and an awkward file name.
+fn ci_data() -> PathBuf {
+    Path::new(ROOT).join("tests/data/ci")
+}
+
+fn check(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["check"];
+    all.extend_from_slice(args);
+    gpulint(&all, dir, None)
+}
+
+/// A copy of `tests/data/ci` that a test may edit.
+fn ci_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in walk(&ci_data()) {
+        let rel = entry.strip_prefix(ci_data()).unwrap();
+        write(
+            dir.path(),
+            rel.to_str().unwrap(),
+            std::fs::read(&entry).unwrap(),
+        );
+    }
+    dir
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+#[test]
+fn sarif_github_and_junit_output() {
+    for format in ["sarif", "github", "junit"] {
+        let o = check(&ci_data(), &["--format", format, "."]);
+        assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+        insta::assert_snapshot!(format!("format_{format}"), stdout(&o));
+    }
+}
+
+#[test]
+fn sarif_passes_the_official_schema() {
+    let o = check(&ci_data(), &["--format", "sarif", "."]);
+    let sarif = json(&o);
+
+    let run = &sarif["runs"][0];
+    assert_eq!(sarif["runs"].as_array().unwrap().len(), 1, "one run only");
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let rules: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    // The rules that fired, and only those.
+    assert_eq!(
+        rules,
+        [
+            "parse-error",
+            "missing-auto-shutdown",
+            "oversized-inference-gpu"
+        ]
+    );
+    for rule in run["tool"]["driver"]["rules"].as_array().unwrap() {
+        assert!(rule["shortDescription"]["text"].is_string());
+        assert!(rule["fullDescription"]["text"].is_string());
+        assert!(rule["help"]["markdown"].as_str().unwrap().starts_with("# "));
+        assert!(rule["defaultConfiguration"]["level"].is_string());
+    }
+    for result in run["results"].as_array().unwrap() {
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        for key in ["startLine", "startColumn", "endLine", "endColumn"] {
+            assert!(region[key].as_u64().unwrap() >= 1, "{key} in {result}");
+        }
+        let index = result["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[index], result["ruleId"]);
+        assert!(result["partialFingerprints"]["gpulint/v1"].is_string());
+    }
+
+    let schema_path = Path::new(ROOT).join("../shared/schemas/sarif-schema-2.1.0.json");
+    let Ok(schema) = std::fs::read(&schema_path) else {
+        eprintln!(
+            "SKIPPED: the SARIF schema is not at {}; the output was not validated against it",
+            schema_path.display()
+        );
+        return;
+    };
+    let schema: serde_json::Value = serde_json::from_slice(&schema).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    // The validator is not a rubber stamp: a result without its message fails.
+    let mut broken = sarif.clone();
+    broken["runs"][0]["results"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("message");
+    assert!(!validator.is_valid(&broken));
+}
+
+#[test]
+fn junit_is_well_formed_with_one_suite_per_file() {
+    let o = check(&ci_data(), &["--format", "junit", "."]);
+    let text = stdout(&o);
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let suites: Vec<_> = doc
+        .root_element()
+        .children()
+        .filter(|n| n.has_tag_name("testsuite"))
+        .collect();
+    let names: Vec<&str> = suites
+        .iter()
+        .map(|s| s.attribute("name").unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "infra/gpu.tf",
+            "k8s/clean.yaml",
+            "k8s/serve.yaml",
+            "odd name, & 100%.yaml"
+        ]
+    );
+    let failures: Vec<usize> = suites
+        .iter()
+        .map(|s| {
+            s.descendants()
+                .filter(|n| n.has_tag_name("failure"))
+                .count()
+        })
+        .collect();
+    assert_eq!(failures, [1, 0, 1, 1]);
+    assert_eq!(doc.root_element().attribute("failures"), Some("3"));
+}
+
+#[test]
+fn every_format_can_be_written_to_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    for format in ["human", "compact", "json", "sarif", "github", "junit"] {
+        let out = dir.path().join(format!("report.{format}"));
+        let o = check(
+            &ci_data(),
+            &["--format", format, "--output", out.to_str().unwrap(), "."],
+        );
+        assert_eq!(o.status.code(), Some(1), "{format}: {}", stderr(&o));
+        assert!(o.stdout.is_empty(), "{format} wrote to stdout too");
+        let written = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            written.contains("missing-auto-shutdown"),
+            "{format}: {written}"
+        );
+    }
+}
+
+/// SARIF fingerprints and line numbers, by rule.
+fn fingerprints(dir: &Path) -> Vec<(String, String, u64)> {
+    let sarif = json(&check(dir, &["--format", "sarif", "."]));
+    sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["ruleId"].as_str().unwrap().to_string(),
+                r["partialFingerprints"]["gpulint/v1"]
+                    .as_str()
+                    .unwrap()
+                    .to_string(),
+                r["locations"][0]["physicalLocation"]["region"]["startLine"]
+                    .as_u64()
+                    .unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn sarif_fingerprints_survive_inserted_lines() {
+    let dir = ci_copy();
+    let before = fingerprints(dir.path());
+    for name in ["infra/gpu.tf", "k8s/serve.yaml"] {
+        let path = dir.path().join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("# one\n# two\n# three\n{text}")).unwrap();
+    }
+    let after = fingerprints(dir.path());
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after) {
+        assert_eq!((&b.0, &b.1), (&a.0, &a.1), "the fingerprint moved");
+        if b.0 != "parse-error" {
+            assert_eq!(a.2, b.2 + 3, "{} did not move with its lines", b.0);
+        }
+    }
+    // Distinct findings have distinct fingerprints.
+    let mut prints: Vec<&String> = after.iter().map(|f| &f.1).collect();
+    prints.dedup();
+    assert_eq!(prints.len(), after.len());
+}
