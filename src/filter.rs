@@ -1,8 +1,10 @@
 //! Filtering findings: which rules run, which files report, and in what order.
 
 use crate::finding::{Category, Finding};
-use crate::rules::{RULES, RuleEntry};
+use crate::parse::Parsed;
+use crate::rules::{RULES, RuleEntry, report_unused_suppressions};
 use crate::source::SourceDb;
+use crate::suppress::{self, Directive};
 
 /// Rules selected by `--select` and `--ignore`, each a rule id or a category name.
 /// `parse-error` always runs. An unknown name is an error, so a typo cannot silently
@@ -18,6 +20,7 @@ pub fn select_rules(
             Category::Reliability,
             Category::Performance,
             Category::Correctness,
+            Category::Meta,
         ]
         .iter()
         .any(|c| c.as_str() == name);
@@ -37,9 +40,41 @@ pub fn select_rules(
         .collect())
 }
 
-/// Keeps the findings in files the user asked about, sorted by file, position and rule.
-pub fn finish(db: &SourceDb, mut findings: Vec<Finding>) -> Vec<Finding> {
+/// Keeps the findings in files the user asked about that no suppression hides, adds the
+/// suppressions that hid nothing, and sorts by file, position and rule.
+pub fn finish(
+    db: &SourceDb,
+    parsed: &[Parsed],
+    selected: &[&'static RuleEntry],
+    mut findings: Vec<Finding>,
+) -> Vec<Finding> {
     findings.retain(|f| db.get(f.primary.file).requested);
+    let mut directives: Vec<Directive> = db
+        .iter()
+        .zip(parsed)
+        .filter(|((_, file), _)| file.requested)
+        .flat_map(|((id, file), p)| suppress::directives(id, file, p))
+        .collect();
+    let hidden = |f: &Finding, directives: &mut [Directive]| {
+        let at = f.primary.span.as_ref().map_or(0, |s| s.start);
+        // Every directive that covers it counts as used, so none of them is reported stale.
+        let mut hid = false;
+        for d in directives.iter_mut().filter(|d| d.file == f.primary.file) {
+            hid |= d.hides(f.rule, at);
+        }
+        hid
+    };
+    // A file gpulint cannot read is never a pass: `parse-error` is not suppressible.
+    findings.retain(|f| f.rule == "parse-error" || !hidden(f, &mut directives));
+    if selected.iter().any(|r| r.id == "unused-suppression") {
+        let ran = |id: &str| selected.iter().any(|r| r.id == id);
+        let mut unused: Vec<Finding> = directives
+            .iter()
+            .flat_map(|d| report_unused_suppressions(d, &ran, &db.get(d.file).name))
+            .collect();
+        unused.retain(|f| !hidden(f, &mut directives));
+        findings.append(&mut unused);
+    }
     findings.sort_by_cached_key(|f| {
         let file = db.get(f.primary.file);
         let start = f.primary.span.as_ref().map_or(0, |s| s.start);

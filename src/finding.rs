@@ -58,6 +58,8 @@ pub enum Category {
     Performance,
     /// Configuration that cannot work as written (including files that do not parse).
     Correctness,
+    /// gpulint's own suppressions and settings, kept honest.
+    Meta,
 }
 
 impl Category {
@@ -67,6 +69,7 @@ impl Category {
             Category::Reliability => "reliability",
             Category::Performance => "performance",
             Category::Correctness => "correctness",
+            Category::Meta => "meta",
         }
     }
 
@@ -75,7 +78,9 @@ impl Category {
     /// correctness problem is never merely informational.
     pub fn allowed_severities(self) -> &'static [Severity] {
         match self {
-            Category::Cost | Category::Performance => &[Severity::Info, Severity::Warning],
+            Category::Cost | Category::Performance | Category::Meta => {
+                &[Severity::Info, Severity::Warning]
+            }
             Category::Reliability => &[Severity::Info, Severity::Warning, Severity::Error],
             Category::Correctness => &[Severity::Warning, Severity::Error],
         }

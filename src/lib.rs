@@ -17,3 +17,4 @@ pub mod parse;
 pub mod report;
 pub mod rules;
 pub mod source;
+pub mod suppress;

@@ -107,7 +107,12 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
     }
 
     let model = lower::lower(&db, &parsed, &var_files);
-    let findings = filter::finish(&db, rules::run(&model, &selected, &opts.config));
+    let findings = filter::finish(
+        &db,
+        &parsed,
+        &selected,
+        rules::run(&model, &selected, &opts.config),
+    );
     Ok(Outcome {
         db,
         findings,

@@ -217,3 +217,136 @@ fn sarif_fingerprints_survive_inserted_lines() {
     prints.dedup();
     assert_eq!(prints.len(), after.len());
 }
+
+/// Rule ids of the findings of a JSON report.
+fn rules_of(o: &std::process::Output) -> Vec<String> {
+    json(o)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+const TRAINER: &str =
+    "resource \"aws_instance\" \"trainer\" {\n  instance_type = \"p5.48xlarge\"\n}\n";
+
+const SPOT_CHAT: &str = "apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+ANNOTATIONS
+spec:
+  template:
+    spec:
+      nodeSelector: { cloud.google.com/gke-spot: \"true\", cloud.google.com/gke-accelerator: nvidia-l4 }
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.6.3
+          args: [\"--model\", \"Qwen/Qwen2.5-7B-Instruct\", \"--max-model-len\", \"8192\"]
+          resources: { limits: { nvidia.com/gpu: 1 } }
+";
+
+#[test]
+fn each_suppression_form_hides_its_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let annotated = "  annotations:\n    gpulint.dev/ignore: \"spot-only-inference\"";
+    let cases = [
+        (
+            "a.tf",
+            TRAINER.to_string(),
+            "missing-auto-shutdown",
+            format!(
+                "# gpulint:ignore missing-auto-shutdown -- stopped by the nightly job\n{TRAINER}"
+            ),
+        ),
+        (
+            "b.tf",
+            TRAINER.to_string(),
+            "missing-auto-shutdown",
+            format!("// gpulint:ignore-file missing-auto-shutdown\n\n{TRAINER}"),
+        ),
+        (
+            "c.yaml",
+            SPOT_CHAT.replace("ANNOTATIONS\n", ""),
+            "spot-only-inference",
+            SPOT_CHAT.replace("ANNOTATIONS", annotated),
+        ),
+        (
+            "d.yaml",
+            SPOT_CHAT.replace("ANNOTATIONS\n", ""),
+            "spot-only-inference",
+            format!(
+                "# gpulint:ignore spot-only-inference -- a batch endpoint\n{}",
+                SPOT_CHAT.replace("ANNOTATIONS\n", "")
+            ),
+        ),
+    ];
+    for (name, plain, rule, suppressed) in cases {
+        write(dir.path(), name, &plain);
+        let o = check(dir.path(), &["--format", "json", name]);
+        assert!(
+            rules_of(&o).contains(&rule.to_string()),
+            "{name}: {}",
+            stdout(&o)
+        );
+        write(dir.path(), name, &suppressed);
+        let o = check(dir.path(), &["--format", "json", name]);
+        assert!(
+            !rules_of(&o).contains(&rule.to_string()),
+            "{name}: {}",
+            stdout(&o)
+        );
+        assert!(
+            !rules_of(&o).contains(&"unused-suppression".to_string()),
+            "{name}: {}",
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn a_stale_suppression_is_reported_but_does_not_fail_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let stale = "# gpulint:ignore missing-auto-shutdown -- it was a GPU box once\nresource \"aws_instance\" \"web\" {\n  instance_type = \"m5.large\"\n}\n";
+    write(dir.path(), "web.tf", stale);
+    let o = check(dir.path(), &["--format", "compact", "web.tf"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        "web.tf:1:18: info [unused-suppression] this suppression comment hides \
+         `missing-auto-shutdown`, but `missing-auto-shutdown` reports nothing here\n"
+    );
+    let o = check(dir.path(), &["--fail-on", "info", "web.tf"]);
+    assert_eq!(o.status.code(), Some(1));
+    // A suppression of a rule that did not run is not known to be stale.
+    let o = check(
+        dir.path(),
+        &[
+            "--format",
+            "compact",
+            "--ignore",
+            "missing-auto-shutdown",
+            "web.tf",
+        ],
+    );
+    assert_eq!(stdout(&o), "");
+    let o = check(
+        dir.path(),
+        &["--format", "compact", "--ignore", "meta", "web.tf"],
+    );
+    assert_eq!(stdout(&o), "");
+}
+
+#[test]
+fn a_parse_error_cannot_be_suppressed() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "broken.tf",
+        "# gpulint:ignore-file parse-error\nresource \"x\" \"y\" {\n",
+    );
+    let o = check(dir.path(), &["--format", "json", "broken.tf"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(rules_of(&o), ["unused-suppression", "parse-error"]);
+}

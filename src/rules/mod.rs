@@ -80,7 +80,10 @@ rules! {
     missing_checkpoint_volume::MissingCheckpointVolume => "missing-checkpoint-volume",
     gpu_starved_cpu_memory::GpuStarvedCpuMemory => "gpu-starved-cpu-memory",
     oversized_inference_gpu::OversizedInferenceGpu => "oversized-inference-gpu",
+    unused_suppression::UnusedSuppression => "unused-suppression",
 }
+
+pub use unused_suppression::report as report_unused_suppressions;
 
 pub fn rule(id: &str) -> Option<&'static RuleEntry> {
     RULES.iter().find(|r| r.id == id)
