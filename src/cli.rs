@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use crate::baseline::Baseline;
 use crate::finding::Severity;
 use crate::fit::plan::Query;
 use crate::fit::{Method, Optimizer, Precision, Recompute};
@@ -148,6 +149,12 @@ pub struct CheckArgs {
     /// The configuration file (default: the nearest `.gpulint.toml` from here upward).
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// Hide the findings recorded in this baseline; new ones still fail.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Record this run's findings as a baseline, then report only what it cannot hide.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -286,7 +293,29 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
         ignore: args.ignore.clone(),
         config: crate::config::Config::load(args.config.as_deref(), &cwd)?,
     };
-    let outcome = lint(&opts, std::io::stdin().lock())?;
+    // Read before linting, so a bad baseline fails fast.
+    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    let mut outcome = lint(&opts, std::io::stdin().lock())?;
+    if let Some(path) = &args.write_baseline {
+        let n = Baseline::write(&outcome, path)?;
+        outcome.notes.push(format!(
+            "recorded {} in the baseline `{}`",
+            report::plural(n, "finding"),
+            path.display()
+        ));
+        let written = Baseline::load(path)?;
+        written.apply(&mut outcome);
+    }
+    if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
+        let hidden = b.apply(&mut outcome);
+        if hidden > 0 {
+            outcome.notes.push(format!(
+                "{} hidden by the baseline `{}`",
+                report::plural(hidden, "finding"),
+                path.display()
+            ));
+        }
+    }
     for note in &outcome.notes {
         eprintln!("gpulint: {note}");
     }

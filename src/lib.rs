@@ -2,6 +2,7 @@
 //!
 //! The pipeline (DESIGN.md): discover → parse → lower → model → rules → filter → report.
 
+pub mod baseline;
 pub mod catalog;
 pub mod cli;
 pub mod config;

@@ -350,3 +350,78 @@ fn a_parse_error_cannot_be_suppressed() {
     assert_eq!(o.status.code(), Some(1));
     assert_eq!(rules_of(&o), ["unused-suppression", "parse-error"]);
 }
+
+#[test]
+fn a_baseline_hides_todays_findings_after_lines_move_and_new_ones_still_fail() {
+    let dir = ci_copy();
+    std::fs::remove_file(dir.path().join("odd name, & 100%.yaml")).unwrap();
+    let baseline = dir.path().join("gpulint-baseline.json");
+    let b = baseline.to_str().unwrap();
+
+    let o = check(dir.path(), &["--write-baseline", b, "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stderr(&o).contains("recorded 2 findings"), "{}", stderr(&o));
+
+    // Unrelated lines above both findings.
+    for name in ["infra/gpu.tf", "k8s/serve.yaml"] {
+        let path = dir.path().join(name);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("# owner: ml-platform\n\n# reviewed\n{text}")).unwrap();
+    }
+    let o = check(dir.path(), &["--format", "json", "--baseline", b, "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(rules_of(&o).is_empty());
+    assert!(stderr(&o).contains("2 findings hidden by the baseline"));
+
+    // A new GPU instance in the same file is a new finding, and fails the run.
+    let gpu = dir.path().join("infra/gpu.tf");
+    let text = std::fs::read_to_string(&gpu).unwrap();
+    std::fs::write(
+        &gpu,
+        format!(
+            "{text}\nresource \"aws_instance\" \"second\" {{\n  instance_type = \"g6.xlarge\"\n}}\n"
+        ),
+    )
+    .unwrap();
+    let o = check(dir.path(), &["--format", "json", "--baseline", b, "."]);
+    assert_eq!(o.status.code(), Some(1));
+    let findings = json(&o)["findings"].clone();
+    assert_eq!(findings.as_array().unwrap().len(), 1, "{findings}");
+    assert_eq!(findings[0]["subject"], "aws_instance.second");
+
+    // Without the baseline everything is back.
+    let o = check(dir.path(), &["--format", "json", "."]);
+    assert_eq!(rules_of(&o).len(), 3);
+}
+
+#[test]
+fn a_parse_error_is_never_baselined() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "broken.tf", "resource \"x\" \"y\" {\n");
+    let b = dir.path().join("b.json");
+    let o = check(
+        dir.path(),
+        &["--write-baseline", b.to_str().unwrap(), "broken.tf"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let o = check(
+        dir.path(),
+        &["--baseline", b.to_str().unwrap(), "broken.tf"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn a_baseline_that_is_not_one_fails_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "b.json", "{\"findings\": 3}");
+    let o = check(dir.path(), &["--baseline", "b.json", "."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("is not a gpulint baseline"),
+        "{}",
+        stderr(&o)
+    );
+    let o = check(dir.path(), &["--baseline", "missing.json", "."]);
+    assert_eq!(o.status.code(), Some(2));
+}
