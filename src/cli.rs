@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::baseline::Baseline;
+use crate::config::Config;
 use crate::finding::Severity;
 use crate::fit::plan::Query;
 use crate::fit::{Method, Optimizer, Precision, Recompute};
@@ -140,9 +141,10 @@ pub struct CheckArgs {
     /// Skip these rules or categories (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub ignore: Vec<String>,
-    /// Exit with 1 when a finding is at or above this severity.
-    #[arg(long, value_enum, default_value_t = FailOn::Warning)]
-    pub fail_on: FailOn,
+    /// Exit with 1 when a finding is at or above this severity [default: the config's
+    /// `fail_on`, else warning].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
     /// Never colour the output (colour is used only on a terminal, and never with NO_COLOR).
     #[arg(long)]
     pub no_color: bool,
@@ -213,7 +215,16 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// `fit` and `catalog` read the nearest config for its private instance types and models.
+fn install_nearest_config() -> Result<(), String> {
+    let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
+    Config::load(None, &cwd)?.install()
+}
+
 fn run(cli: Cli) -> Result<ExitCode, String> {
+    if matches!(cli.command, Command::Fit(_) | Command::Catalog { .. }) {
+        install_nearest_config()?;
+    }
     match cli.command {
         Command::Check(args) => check(&args),
         Command::Explain { rule: id } => {
@@ -291,8 +302,9 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
         var_files: args.var_file.clone(),
         select: args.select.clone(),
         ignore: args.ignore.clone(),
-        config: crate::config::Config::load(args.config.as_deref(), &cwd)?,
+        config: Config::load(args.config.as_deref(), &cwd)?,
     };
+    opts.config.install()?;
     // Read before linting, so a bad baseline fails fast.
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let mut outcome = lint(&opts, std::io::stdin().lock())?;
@@ -341,7 +353,11 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
             let _ = stdout.write_all(text.as_bytes());
         }
     }
-    let threshold = Severity::from(args.fail_on);
+    let threshold = args
+        .fail_on
+        .map(Severity::from)
+        .or(opts.config.fail_on)
+        .unwrap_or(Severity::Warning);
     let failed = outcome.findings.iter().any(|f| f.severity >= threshold);
     Ok(if failed {
         ExitCode::from(1)

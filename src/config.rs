@@ -2,15 +2,43 @@
 //! `--config FILE`. An unknown key is an error with its line, never ignored.
 //!
 //! ```toml
+//! fail_on = "error"                       # the default of --fail-on
+//! exclude = ["vendor/**", "charts/*/templates"]
+//!
+//! [rules]
+//! select = ["cost", "missing-shm"]        # rule ids or categories; default: all
+//! ignore = ["oversized-inference-gpu"]
+//!
 //! [rules.stale-generation-reservation]
+//! severity = "error"                      # off | info | warning | error
 //! threshold = 3
+//!
+//! [[catalog.instances]]                   # a private instance type
+//! provider = "aws"
+//! name = "p5e.96xlarge-internal"
+//! gpu = "h200"
+//! count = 8
+//! interconnect = "nvlink"
+//! fabric = "efa"
+//!
+//! [[models]]                              # a private model, in models.toml's fields
+//! id = "acme/chat-34b"
+//! params = 34e9
+//! # layers, hidden, heads, kv_heads, head_dim, vocab, max_context, dtype
 //! ```
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::ops::Range;
+use std::path::{Component, Path, PathBuf};
 
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
+use toml::Spanned;
 
+use crate::catalog::InstanceRow;
+use crate::finding::Severity;
+use crate::fit::models::ModelSpec;
+use crate::model::Provider;
 use crate::rules::{OptionKind, rule};
 
 pub const FILE_NAME: &str = ".gpulint.toml";
@@ -22,13 +50,76 @@ pub struct Config {
     pub path: Option<PathBuf>,
     /// Options per rule id, validated against what each rule declares.
     pub rules: BTreeMap<String, toml::Table>,
+    /// `--fail-on` when the command line does not say.
+    pub fail_on: Option<Severity>,
+    pub exclude: Option<Exclude>,
+    /// `[rules] select`: replaced by `--select`.
+    pub select: Vec<String>,
+    /// `[rules] ignore`, and the rules whose severity is `off`: `--ignore` adds to it.
+    pub ignore: Vec<String>,
+    /// Per-rule severities.
+    pub severity: BTreeMap<String, Severity>,
+    /// `[[catalog.instances]]`, for [`crate::catalog::extend`].
+    pub instances: Vec<(Provider, InstanceRow)>,
+    /// `[[models]]`, for [`crate::fit::models::extend`].
+    pub models: Vec<ModelSpec>,
+    /// Where each instance row was written, for errors found when it joins the catalog.
+    instance_spans: Vec<Range<usize>>,
+    text: String,
+}
+
+/// `exclude` globs, relative to the configuration file's folder.
+#[derive(Clone, Debug)]
+pub struct Exclude {
+    base: PathBuf,
+    set: GlobSet,
+}
+
+impl Exclude {
+    /// Does a glob match the path (relative to the config's folder), one of its folders, or
+    /// its name? `vendor`, `vendor/**` and `**/templates` all exclude what they say.
+    pub fn excludes(&self, path: &Path, cwd: &Path) -> bool {
+        let absolute = normalize(&cwd.join(path));
+        let relative = absolute.strip_prefix(&self.base).unwrap_or(&absolute);
+        relative.ancestors().any(|p| {
+            !p.as_os_str().is_empty()
+                && (self.set.is_match(p) || p.file_name().is_some_and(|n| self.set.is_match(n)))
+        })
+    }
+}
+
+/// `a/./b/../c` → `a/c`, without touching the file system (the path may not exist).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
+    fail_on: Option<Spanned<String>>,
+    exclude: Option<Vec<Spanned<String>>>,
     #[serde(default)]
-    rules: BTreeMap<String, toml::Spanned<toml::Table>>,
+    rules: BTreeMap<String, Spanned<toml::Value>>,
+    catalog: Option<CatalogSection>,
+    #[serde(default)]
+    models: Vec<Spanned<toml::Table>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogSection {
+    #[serde(default)]
+    instances: Vec<Spanned<toml::Table>>,
 }
 
 impl Config {
@@ -46,56 +137,230 @@ impl Config {
         };
         let text = std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read config `{}`: {e}", path.display()))?;
-        Config::parse(&text, &path)
+        let mut config = Config::parse(&text, &path)?;
+        if let Some(exclude) = &mut config.exclude {
+            let dir = path.parent().unwrap_or(Path::new(""));
+            exclude.base = normalize(&cwd.join(dir));
+        }
+        Ok(config)
     }
 
-    /// Parses and validates a configuration file's text.
+    /// Parses and validates a configuration file's text. Exclude globs are relative to the
+    /// current folder until [`Config::load`] sets the file's folder.
     pub fn parse(text: &str, path: &Path) -> Result<Config, String> {
-        let at = |span: Option<std::ops::Range<usize>>, message: &str| {
+        let at = |span: Option<Range<usize>>, message: &str| {
             let (line, col) = span.map_or((1, 1), |s| line_col(text, s.start));
             format!("{}:{line}:{col}: {message}", path.display())
         };
         let file: File = toml::from_str(text).map_err(|e| at(e.span(), e.message()))?;
-        let mut rules = BTreeMap::new();
-        for (id, table) in file.rules {
-            let span = table.span();
-            let Some(entry) = rule(&id) else {
-                return Err(at(
-                    Some(span),
-                    &format!("unknown rule `{id}` (see `gpulint rules`)"),
-                ));
-            };
-            let table = table.into_inner();
-            for (key, value) in &table {
-                let Some(option) = entry.meta.options.iter().find(|o| o.name == key) else {
-                    let known: Vec<&str> = entry.meta.options.iter().map(|o| o.name).collect();
-                    let hint = if known.is_empty() {
-                        "it has no options".to_string()
+        let mut config = Config {
+            path: Some(path.to_path_buf()),
+            text: text.to_string(),
+            ..Config::default()
+        };
+
+        if let Some(fail_on) = file.fail_on {
+            let severity = fail_on
+                .get_ref()
+                .parse()
+                .map_err(|e: String| at(Some(fail_on.span()), &format!("`fail_on`: {e}")))?;
+            config.fail_on = Some(severity);
+        }
+
+        if let Some(globs) = file.exclude {
+            let mut set = GlobSetBuilder::new();
+            for g in &globs {
+                let pattern = g.get_ref().trim_end_matches('/');
+                let glob = GlobBuilder::new(pattern)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| at(Some(g.span()), &format!("`exclude`: {e}")))?;
+                set.add(glob);
+            }
+            let set = set
+                .build()
+                .map_err(|e| at(None, &format!("`exclude`: {e}")))?;
+            config.exclude = Some(Exclude {
+                base: PathBuf::new(),
+                set,
+            });
+        }
+
+        for (key, value) in file.rules {
+            let span = value.span();
+            match key.as_str() {
+                "select" | "ignore" => {
+                    let names = string_list(value.get_ref()).ok_or_else(|| {
+                        at(
+                            Some(span.clone()),
+                            &format!("`rules.{key}` must be a list of rule ids or categories"),
+                        )
+                    })?;
+                    // The same check as --select: a typo must not turn a check off silently.
+                    crate::filter::select_rules(&names, &[]).map_err(|e| at(Some(span), &e))?;
+                    if key == "select" {
+                        config.select = names;
                     } else {
-                        format!("its options: {}", known.join(", "))
-                    };
+                        config.ignore.extend(names);
+                    }
+                }
+                id => config.rule_table(id, value, &at)?,
+            }
+        }
+
+        for row in file.catalog.map(|c| c.instances).unwrap_or_default() {
+            let span = row.span();
+            let mut table = row.into_inner();
+            let provider = match table
+                .remove("provider")
+                .as_ref()
+                .and_then(toml::Value::as_str)
+            {
+                Some("aws") => Provider::Aws,
+                Some("gcp") => Provider::Gcp,
+                Some("azure") => Provider::Azure,
+                _ => {
                     return Err(at(
-                        Some(span.clone()),
-                        &format!("unknown option `{key}` for rule `{id}` ({hint})"),
-                    ));
-                };
-                let valid = match option.kind {
-                    OptionKind::PositiveInteger => value.as_integer().is_some_and(|n| n > 0),
-                };
-                if !valid {
-                    return Err(at(
-                        Some(span.clone()),
-                        &format!("`{key}` of rule `{id}` must be {}", option.kind.describe()),
+                        Some(span),
+                        "`[[catalog.instances]]` needs `provider = \"aws\"`, `\"gcp\"` or `\"azure\"`",
                     ));
                 }
-            }
-            rules.insert(id, table);
+            };
+            let row: InstanceRow =
+                with_provenance(table, path)
+                    .try_into()
+                    .map_err(|e: toml::de::Error| {
+                        at(
+                            Some(span.clone()),
+                            &format!("`[[catalog.instances]]`: {}", e.message()),
+                        )
+                    })?;
+            config.instances.push((provider, row));
+            config.instance_spans.push(span);
         }
-        Ok(Config {
-            path: Some(path.to_path_buf()),
-            rules,
-        })
+
+        for row in file.models {
+            let span = row.span();
+            let model: ModelSpec = with_provenance(row.into_inner(), path).try_into().map_err(
+                |e: toml::de::Error| {
+                    at(
+                        Some(span.clone()),
+                        &format!("`[[models]]`: {}", e.message()),
+                    )
+                },
+            )?;
+            config.models.push(model);
+        }
+        Ok(config)
     }
+
+    /// `[rules.<id>]`: a severity and the rule's own options.
+    fn rule_table(
+        &mut self,
+        id: &str,
+        value: Spanned<toml::Value>,
+        at: &dyn Fn(Option<Range<usize>>, &str) -> String,
+    ) -> Result<(), String> {
+        let span = value.span();
+        let Some(entry) = rule(id) else {
+            return Err(at(
+                Some(span),
+                &format!(
+                    "unknown rule `{id}` in `[rules]` (see `gpulint rules`; `select` and `ignore` are the other keys)"
+                ),
+            ));
+        };
+        let toml::Value::Table(mut table) = value.into_inner() else {
+            return Err(at(Some(span), &format!("`rules.{id}` must be a table")));
+        };
+        if let Some(level) = table.remove("severity") {
+            let level = level.as_str().unwrap_or_default();
+            if id == "parse-error" {
+                return Err(at(
+                    Some(span),
+                    "`parse-error` is always an error; its severity cannot be set",
+                ));
+            }
+            match level {
+                "off" => self.ignore.push(id.to_string()),
+                other => {
+                    let severity = other.parse().map_err(|_| {
+                        at(
+                            Some(span.clone()),
+                            &format!(
+                                "`severity` of rule `{id}` must be off, info, warning or error"
+                            ),
+                        )
+                    })?;
+                    self.severity.insert(id.to_string(), severity);
+                }
+            }
+        }
+        for (key, value) in &table {
+            let Some(option) = entry.meta.options.iter().find(|o| o.name == key) else {
+                let known: Vec<&str> = entry.meta.options.iter().map(|o| o.name).collect();
+                let hint = if known.is_empty() {
+                    "it has only `severity`".to_string()
+                } else {
+                    format!("its options: severity, {}", known.join(", "))
+                };
+                return Err(at(
+                    Some(span.clone()),
+                    &format!("unknown option `{key}` for rule `{id}` ({hint})"),
+                ));
+            };
+            let valid = match option.kind {
+                OptionKind::PositiveInteger => value.as_integer().is_some_and(|n| n > 0),
+            };
+            if !valid {
+                return Err(at(
+                    Some(span.clone()),
+                    &format!("`{key}` of rule `{id}` must be {}", option.kind.describe()),
+                ));
+            }
+        }
+        self.rules.insert(id.to_string(), table);
+        Ok(())
+    }
+
+    /// Adds the configured instance types and models to the catalog and the model registry.
+    /// Call once, before linting or `fit`.
+    pub fn install(&self) -> Result<(), String> {
+        let path = self.path.as_deref().unwrap_or(Path::new(FILE_NAME));
+        if !self.instances.is_empty() {
+            crate::catalog::extend(&self.instances).map_err(|(i, message)| {
+                let (line, col) = i
+                    .and_then(|i| self.instance_spans.get(i))
+                    .map_or((1, 1), |s| line_col(&self.text, s.start));
+                format!(
+                    "{}:{line}:{col}: `[[catalog.instances]]`: {message}",
+                    path.display()
+                )
+            })?;
+        }
+        if !self.models.is_empty() {
+            crate::fit::models::extend(self.models.clone())?;
+        }
+        Ok(())
+    }
+}
+
+/// A private row is the user's word: primary, and sourced to the config file, unless it says.
+fn with_provenance(mut table: toml::Table, path: &Path) -> toml::Value {
+    table
+        .entry("source")
+        .or_insert_with(|| path.display().to_string().into());
+    table
+        .entry("confidence")
+        .or_insert_with(|| "P".to_string().into());
+    toml::Value::Table(table)
+}
+
+fn string_list(v: &toml::Value) -> Option<Vec<String>> {
+    v.as_array()?
+        .iter()
+        .map(|s| s.as_str().map(str::to_string))
+        .collect()
 }
 
 fn line_col(text: &str, byte: usize) -> (usize, usize) {
@@ -121,9 +386,42 @@ mod tests {
     }
 
     #[test]
+    fn every_section_loads() {
+        let c = parse(
+            "fail_on = \"error\"\nexclude = [\"vendor/**\"]\n\n[rules]\nselect = [\"cost\"]\nignore = [\"missing-shm\"]\n\n[rules.spot-only-inference]\nseverity = \"error\"\n\n[rules.oversized-inference-gpu]\nseverity = \"off\"\n\n[[catalog.instances]]\nprovider = \"aws\"\nname = \"x9.big\"\ngpu = \"h100\"\ncount = 8\ninterconnect = \"nvlink\"\nfabric = \"efa\"\n\n[[models]]\nid = \"acme/chat-34b\"\nparams = 34e9\nlayers = 48\nhidden = 7168\nheads = 56\nkv_heads = 8\nhead_dim = 128\nvocab = 64000\nmax_context = 32768\ndtype = \"bf16\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.fail_on, Some(Severity::Error));
+        assert_eq!(c.select, ["cost"]);
+        assert_eq!(c.ignore, ["missing-shm", "oversized-inference-gpu"]);
+        assert_eq!(c.severity["spot-only-inference"], Severity::Error);
+        assert_eq!(c.instances[0].0, Provider::Aws);
+        assert_eq!(c.instances[0].1.source, ".gpulint.toml");
+        assert_eq!(c.models[0].id, "acme/chat-34b");
+        let mut ex = c.exclude.unwrap();
+        ex.base = PathBuf::from("/repo");
+        let cwd = Path::new("/repo");
+        assert!(ex.excludes(Path::new("vendor/a/b.tf"), cwd));
+        assert!(ex.excludes(Path::new("./vendor/x.yaml"), cwd));
+        assert!(!ex.excludes(Path::new("infra/vendor.tf"), cwd));
+    }
+
+    #[test]
+    fn exclude_globs_match_folders_and_names() {
+        let mut c = parse("exclude = [\"charts/*/templates/\", \"*.generated.yaml\"]\n").unwrap();
+        let ex = c.exclude.as_mut().unwrap();
+        ex.base = PathBuf::from("/repo");
+        let cwd = Path::new("/repo/sub/..");
+        assert!(ex.excludes(Path::new("charts/vllm/templates/deploy.yaml"), cwd));
+        assert!(!ex.excludes(Path::new("charts/vllm/values.yaml"), cwd));
+        assert!(ex.excludes(Path::new("k8s/deep/x.generated.yaml"), cwd));
+        assert!(!ex.excludes(Path::new("k8s/x.yaml"), cwd));
+    }
+
+    #[test]
     fn unknown_keys_are_errors_with_their_line() {
         let e = parse("fail_on = \"error\"\n\n[rulez]\n").unwrap_err();
-        assert!(e.starts_with(".gpulint.toml:1:1:"), "{e}");
+        assert!(e.starts_with(".gpulint.toml:3:"), "{e}");
         let e = parse("\n[rules.no-such-rule]\nx = 1\n").unwrap_err();
         assert!(
             e.contains(":2:") && e.contains("unknown rule `no-such-rule`"),
@@ -135,9 +433,37 @@ mod tests {
             "{e}"
         );
         let e = parse("[rules.missing-auto-shutdown]\nx = 1\n").unwrap_err();
-        assert!(e.contains("it has no options"), "{e}");
+        assert!(e.contains("it has only `severity`"), "{e}");
         let e = parse("[rules.stale-generation-reservation]\nthreshold = 0\n").unwrap_err();
         assert!(e.contains("must be a positive integer"), "{e}");
+        let e = parse("[rules.missing-shm]\nseverity = \"fatal\"\n").unwrap_err();
+        assert!(e.contains("must be off, info, warning or error"), "{e}");
+        let e = parse("[rules.parse-error]\nseverity = \"off\"\n").unwrap_err();
+        assert!(e.contains("always an error"), "{e}");
+        let e = parse("fail_on = \"warn\"\n").unwrap_err();
+        assert!(
+            e.starts_with(".gpulint.toml:1:11:") && e.contains("unknown severity"),
+            "{e}"
+        );
+        let e = parse("[rules]\nselect = [\"cots\"]\n").unwrap_err();
+        assert!(
+            e.contains(":2:") && e.contains("unknown rule or category `cots`"),
+            "{e}"
+        );
+        let e = parse("exclude = [\"a[\"]\n").unwrap_err();
+        assert!(e.starts_with(".gpulint.toml:1:12:"), "{e}");
+        let e = parse("\n[[catalog.instances]]\nprovider = \"aws\"\nname = \"x\"\ngpu = \"h100\"\ncount = 8\ninterconnect = \"nvlink\"\nfabric = \"efa\"\nprice = 3\n").unwrap_err();
+        assert!(
+            e.starts_with(".gpulint.toml:2:") && e.contains("price"),
+            "{e}"
+        );
+        let e = parse("[[catalog.instances]]\nname = \"x\"\n").unwrap_err();
+        assert!(e.contains("needs `provider"), "{e}");
+        let e = parse("[[models]]\nid = \"x\"\n").unwrap_err();
+        assert!(
+            e.contains("`[[models]]`") && e.contains("missing field"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::path::{Component, Path, PathBuf};
 
 use walkdir::WalkDir;
 
+use crate::config::Exclude;
 use crate::source::FileKind;
 
 const SKIPPED_DIRS: [&str; 3] = [".git", ".terraform", "node_modules"];
@@ -35,8 +36,18 @@ pub struct Discovered {
 
 /// Turns command-line paths into inputs. `-` stands for stdin, named `stdin_name`.
 /// A path that does not exist is an error: the run cannot do what was asked.
-pub fn discover(paths: &[PathBuf], stdin_name: Option<&str>) -> Result<Discovered, String> {
+/// Files and folders that `exclude` matches are skipped, named or found; they still count
+/// as Terraform module context.
+pub fn discover(
+    paths: &[PathBuf],
+    stdin_name: Option<&str>,
+    exclude: Option<&Exclude>,
+) -> Result<Discovered, String> {
     let cwd = std::env::current_dir().ok();
+    let excluded = |p: &Path| match (exclude, &cwd) {
+        (Some(ex), Some(cwd)) => ex.excludes(p, cwd),
+        _ => false,
+    };
     let mut found = Discovered::default();
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut add = |found: &mut Discovered, input: Input| match seen.get(&input.name) {
@@ -71,8 +82,9 @@ pub fn discover(paths: &[PathBuf], stdin_name: Option<&str>) -> Result<Discovere
                 .into_iter()
                 .filter_entry(|e| {
                     e.depth() == 0
-                        || !(e.file_type().is_dir()
+                        || !((e.file_type().is_dir()
                             && SKIPPED_DIRS.iter().any(|s| e.file_name() == *s))
+                            || excluded(e.path()))
                 });
             for entry in walk {
                 match entry {
@@ -85,7 +97,7 @@ pub fn discover(paths: &[PathBuf], stdin_name: Option<&str>) -> Result<Discovere
                     Err(e) => found.notes.push(format!("skipped: {e}")),
                 }
             }
-        } else {
+        } else if !excluded(path) {
             match FileKind::from_path(path) {
                 Some(kind) => add(&mut found, file_input(path, kind, true, cwd.as_deref())),
                 None => found.notes.push(format!(

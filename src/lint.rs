@@ -56,8 +56,20 @@ fn pool() -> &'static rayon::ThreadPool {
 /// Errors are for a run that cannot proceed (a named path that does not exist, an
 /// unreadable `--var-file`, an unknown rule); problems in files are findings.
 pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
-    let selected = filter::select_rules(&opts.select, &opts.ignore)?;
-    let found = discover(&opts.paths, opts.stdin_filename.as_deref())?;
+    let config = &opts.config;
+    // `--select` replaces the config's selection; `--ignore` adds to its ignores.
+    let select = if opts.select.is_empty() {
+        &config.select
+    } else {
+        &opts.select
+    };
+    let ignore: Vec<String> = config.ignore.iter().chain(&opts.ignore).cloned().collect();
+    let selected = filter::select_rules(select, &ignore)?;
+    let found = discover(
+        &opts.paths,
+        opts.stdin_filename.as_deref(),
+        config.exclude.as_ref(),
+    )?;
     let stdin_bytes = if found.inputs.iter().any(|i| i.path.is_none()) {
         let mut buf = Vec::new();
         let mut stdin = stdin;
@@ -107,12 +119,18 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
     }
 
     let model = lower::lower(&db, &parsed, &var_files);
-    let findings = filter::finish(
+    let mut findings = filter::finish(
         &db,
         &parsed,
         &selected,
-        rules::run(&model, &selected, &opts.config),
+        rules::run(&model, &selected, config),
     );
+    // A configured severity is the user's word, over the rule's own escalations too.
+    for f in &mut findings {
+        if let Some(&severity) = config.severity.get(f.rule) {
+            f.severity = severity;
+        }
+    }
     Ok(Outcome {
         db,
         findings,

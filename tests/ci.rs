@@ -425,3 +425,126 @@ fn a_baseline_that_is_not_one_fails_the_run() {
     let o = check(dir.path(), &["--baseline", "missing.json", "."]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+const PRIVATE_INSTANCE: &str =
+    "resource \"aws_instance\" \"private\" {\n  instance_type = \"x9.48xlarge\"\n}\n";
+
+#[test]
+fn config_sets_fail_on_exclude_selection_severity_and_private_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "infra/gpu.tf", TRAINER);
+    write(d, "infra/private.tf", PRIVATE_INSTANCE);
+    write(d, "vendor/gpu.tf", TRAINER.replace("trainer", "vendored"));
+    let subjects = |o: &std::process::Output| -> Vec<String> {
+        json(o)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                format!(
+                    "{} {} {}",
+                    f["rule"].as_str().unwrap(),
+                    f["severity"].as_str().unwrap(),
+                    f["subject"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+
+    // No config: the unknown instance type is skipped, the rest fire.
+    let o = check(d, &["--format", "json", "."]);
+    assert_eq!(
+        subjects(&o),
+        [
+            "missing-auto-shutdown warning aws_instance.trainer",
+            "missing-auto-shutdown warning aws_instance.vendored"
+        ]
+    );
+
+    write(
+        d,
+        ".gpulint.toml",
+        "fail_on = \"error\"\nexclude = [\"vendor\"]\n\n[rules.missing-auto-shutdown]\nseverity = \"info\"\n\n[[catalog.instances]]\nprovider = \"aws\"\nname = \"x9.48xlarge\"\ngpu = \"h100\"\ncount = 8\ninterconnect = \"nvlink\"\nfabric = \"efa\"\n",
+    );
+    // Excluded even when named, as pre-commit names files; the private type is a GPU VM.
+    let o = check(d, &["--format", "json", ".", "vendor/gpu.tf"]);
+    assert_eq!(
+        subjects(&o),
+        [
+            "missing-auto-shutdown info aws_instance.trainer",
+            "missing-auto-shutdown info aws_instance.private"
+        ]
+    );
+    assert_eq!(o.status.code(), Some(0), "info is below fail_on = error");
+    let o = check(d, &["--fail-on", "info", "."]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "the command line overrides fail_on"
+    );
+    // `gpulint catalog` knows the private row too, sourced to the config.
+    let o = gpulint(&["catalog", "x9.48xlarge"], d, None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains(".gpulint.toml"), "{}", stdout(&o));
+
+    write(d, ".gpulint.toml", "[rules]\nignore = [\"cost\"]\n");
+    let o = check(d, &["--format", "json", "."]);
+    assert!(subjects(&o).is_empty());
+    write(d, ".gpulint.toml", "[rules]\nselect = [\"performance\"]\n");
+    let o = check(
+        d,
+        &[
+            "--format",
+            "json",
+            "--select",
+            "missing-auto-shutdown",
+            "infra",
+        ],
+    );
+    assert_eq!(
+        subjects(&o),
+        ["missing-auto-shutdown warning aws_instance.trainer"],
+        "--select replaces the config's"
+    );
+
+    // A bad row in the catalog section points at its line.
+    write(
+        d,
+        ".gpulint.toml",
+        "\n[[catalog.instances]]\nprovider = \"gcp\"\nname = \"x\"\ngpu = \"h999\"\ncount = 8\ninterconnect = \"nvlink\"\nfabric = \"none\"\n",
+    );
+    let o = check(d, &["."]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains(".gpulint.toml:2:1: `[[catalog.instances]]`: unknown GPU `h999`"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn config_models_join_the_registry() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".gpulint.toml",
+        "[[models]]\nid = \"acme/chat-34b\"\nparams = 34e9\nlayers = 48\nhidden = 7168\nheads = 56\nkv_heads = 8\nhead_dim = 128\nvocab = 64000\nmax_context = 32768\ndtype = \"bf16\"\n",
+    );
+    let o = gpulint(
+        &[
+            "fit",
+            "--model",
+            "acme/chat-34b-Instruct",
+            "--format",
+            "json",
+        ],
+        dir.path(),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // 34e9 parameters at 2 bytes, with its own embeddings: exactly the config's size.
+    assert_eq!(json(&o)["weights_bytes"].as_u64(), Some(68_000_000_000));
+    // KV per token: 2 × 48 layers × 8 heads × 128 × 2 bytes = 196,608 B, over 32,768 tokens.
+    assert_eq!(json(&o)["kv_cache_bytes"].as_u64(), Some(196_608 * 32_768));
+}

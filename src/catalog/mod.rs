@@ -176,6 +176,19 @@ struct InstanceFile {
     accelerator: Vec<AcceleratorRow>,
 }
 
+/// Why a catalog did not load: its embedded data, or a row a configuration added.
+#[derive(Debug)]
+enum Loading {
+    Embedded(String),
+    Extra(usize, String),
+}
+
+impl From<String> for Loading {
+    fn from(m: String) -> Self {
+        Loading::Embedded(m)
+    }
+}
+
 #[derive(Debug)]
 pub struct Catalog {
     pub gpus: Vec<&'static Gpu>,
@@ -188,14 +201,29 @@ pub struct Catalog {
     instance_by_name: HashMap<(Provider, String), usize>,
 }
 
-/// The embedded catalog, loaded on first use.
+static CATALOG: OnceLock<Catalog> = OnceLock::new();
+
+/// The catalog: the embedded rows, plus any a configuration added with [`extend`] before
+/// first use.
 pub fn catalog() -> &'static Catalog {
-    static CATALOG: OnceLock<Catalog> = OnceLock::new();
-    CATALOG.get_or_init(|| Catalog::load().expect("the embedded catalog is valid (tested)"))
+    CATALOG.get_or_init(|| Catalog::load(&[]).expect("the embedded catalog is valid (tested)"))
+}
+
+/// Adds private instance types (`[[catalog.instances]]` in `.gpulint.toml`); a row with the
+/// name of an embedded one replaces it. Must run before the catalog is first used. On a bad
+/// row, the error names its index in `extra`.
+pub fn extend(extra: &[(Provider, InstanceRow)]) -> Result<(), (Option<usize>, String)> {
+    let catalog = Catalog::load(extra).map_err(|e| match e {
+        Loading::Embedded(m) => (None, m),
+        Loading::Extra(i, m) => (Some(i), m),
+    })?;
+    CATALOG
+        .set(catalog)
+        .map_err(|_| (None, "the catalog was already in use".to_string()))
 }
 
 impl Catalog {
-    fn load() -> Result<Catalog, String> {
+    fn load(extra: &[(Provider, InstanceRow)]) -> Result<Catalog, Loading> {
         let file: GpuFile = toml::from_str(GPUS).map_err(|e| format!("gpus.toml: {e}"))?;
         let architectures = file.architecture;
         // The catalog lives for the whole run; leaking it once gives `&'static` rows that
@@ -206,7 +234,8 @@ impl Catalog {
                 return Err(format!(
                     "gpus.toml: {}: unknown architecture `{}`",
                     g.id, g.architecture
-                ));
+                )
+                .into());
             }
         }
         let mut gpu_by_name = HashMap::new();
@@ -221,7 +250,8 @@ impl Catalog {
                     return Err(format!(
                         "GPU name `{name}` names both {} and {}",
                         other.id, gpu.id
-                    ));
+                    )
+                    .into());
                 }
             }
         }
@@ -246,9 +276,32 @@ impl Catalog {
                     .ok_or_else(|| format!("{file}: {}: unknown GPU `{}`", row.name, row.gpu))?;
                 let key = (provider, row.name.to_ascii_lowercase());
                 if instance_by_name.insert(key, instances.len()).is_some() {
-                    return Err(format!("{file}: `{}` is listed twice", row.name));
+                    return Err(format!("{file}: `{}` is listed twice", row.name).into());
                 }
                 instances.push(InstanceType { provider, row, gpu });
+            }
+        }
+        for (i, (provider, row)) in extra.iter().enumerate() {
+            let gpu = *gpu_by_name
+                .get(&row.gpu.to_ascii_lowercase())
+                .ok_or_else(|| {
+                    Loading::Extra(
+                        i,
+                        format!("unknown GPU `{}` (see `gpulint catalog`)", row.gpu),
+                    )
+                })?;
+            let key = (*provider, row.name.to_ascii_lowercase());
+            let typed = InstanceType {
+                provider: *provider,
+                row: row.clone(),
+                gpu,
+            };
+            match instance_by_name.get(&key) {
+                Some(&at) => instances[at] = typed,
+                None => {
+                    instance_by_name.insert(key, instances.len());
+                    instances.push(typed);
+                }
             }
         }
         let kubernetes = kubernetes::Vocabulary::load(KUBERNETES, |id| {
@@ -319,7 +372,7 @@ mod tests {
 
     #[test]
     fn embedded_data_loads() {
-        let c = Catalog::load().unwrap();
+        let c = Catalog::load(&[]).unwrap();
         assert!(c.gpus.len() >= 25);
         assert!(c.instances.len() >= 100);
     }

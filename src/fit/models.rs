@@ -62,13 +62,27 @@ struct ModelFile {
     model: Vec<ModelSpec>,
 }
 
+static REGISTRY: OnceLock<Vec<ModelSpec>> = OnceLock::new();
+
+fn embedded() -> Vec<ModelSpec> {
+    toml::from_str::<ModelFile>(MODELS)
+        .expect("the embedded model registry is valid (tested)")
+        .model
+}
+
+/// The model registry: the embedded models, after any a configuration added with [`extend`].
 pub fn registry() -> &'static [ModelSpec] {
-    static REGISTRY: OnceLock<Vec<ModelSpec>> = OnceLock::new();
-    REGISTRY.get_or_init(|| {
-        toml::from_str::<ModelFile>(MODELS)
-            .expect("the embedded model registry is valid (tested)")
-            .model
-    })
+    REGISTRY.get_or_init(embedded)
+}
+
+/// Adds private models (`[[models]]` in `.gpulint.toml`). They are looked up first, so one
+/// with the name of an embedded model replaces it. Must run before the registry is first used.
+pub fn extend(extra: Vec<ModelSpec>) -> Result<(), String> {
+    let mut all = extra;
+    all.extend(embedded());
+    REGISTRY
+        .set(all)
+        .map_err(|_| "the model registry was already in use".to_string())
 }
 
 /// A model name resolved to what the memory math needs.
