@@ -548,3 +548,78 @@ fn config_models_join_the_registry() {
     // KV per token: 2 × 48 layers × 8 heads × 128 × 2 bytes = 196,608 B, over 32,768 tokens.
     assert_eq!(json(&o)["kv_cache_bytes"].as_u64(), Some(196_608 * 32_768));
 }
+
+/// The fenced block after `heading` in the README.
+fn readme_block(heading: &str, lang: &str) -> String {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let section = &readme[readme.find(heading).unwrap()..];
+    let fence = format!("```{lang}\n");
+    let start = section.find(&fence).unwrap() + fence.len();
+    section[start..start + section[start..].find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_readme_config_example_is_a_valid_config() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        ".gpulint.toml",
+        readme_block("## Configuration", "toml"),
+    );
+    write(dir.path(), "main.tf", TRAINER);
+    let o = check(dir.path(), &["--format", "json", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = gpulint(&["fit", "--model", "acme/chat-34b"], dir.path(), None);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+#[test]
+fn the_readme_suppression_example_suppresses() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "main.tf",
+        readme_block("## Suppressions", "hcl"),
+    );
+    let o = check(dir.path(), &["--format", "json", "--fail-on", "info", "."]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+}
+
+#[test]
+fn the_integration_files_are_valid_yaml() {
+    let o = gpulint(
+        &[
+            "check",
+            "--fail-on",
+            "info",
+            "action.yml",
+            ".pre-commit-hooks.yaml",
+            "docs/ci",
+        ],
+        Path::new(ROOT),
+        None,
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // Every gpulint flag the action and the examples use exists.
+    for file in [
+        "action.yml",
+        "docs/ci/github-actions.yml",
+        "docs/ci/gitlab-ci.yml",
+    ] {
+        let text = std::fs::read_to_string(Path::new(ROOT).join(file)).unwrap();
+        for flag in text
+            .split_whitespace()
+            .filter(|w| w.starts_with("--") && w.len() > 2)
+        {
+            let flag = flag.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '-');
+            if ["--locked", "--path", "--root", "--git"].contains(&flag) {
+                continue; // cargo install's
+            }
+            let help = stdout(&run(&["check", "--help"]));
+            assert!(
+                help.contains(flag),
+                "{file}: `{flag}` is not a gpulint check flag"
+            );
+        }
+    }
+}
