@@ -110,6 +110,10 @@ fn sarif_passes_the_official_schema() {
         .map(|e| format!("{} at {}", e, e.instance_path()))
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
+    // A clean run is a valid log too, with no rules and no results.
+    let clean = json(&check(&ci_data(), &["--format", "sarif", "k8s/clean.yaml"]));
+    assert_eq!(clean["runs"][0]["results"], serde_json::json!([]));
+    assert!(validator.is_valid(&clean));
     // The validator is not a rubber stamp: a result without its message fails.
     let mut broken = sarif.clone();
     broken["runs"][0]["results"][0]
