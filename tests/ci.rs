@@ -34,19 +34,6 @@ fn ci_copy() -> tempfile::TempDir {
     dir
 }
 
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(walk(&path));
-        } else {
-            files.push(path);
-        }
-    }
-    files
-}
-
 #[test]
 fn sarif_github_and_junit_output() {
     for format in ["sarif", "github", "junit"] {

@@ -11,6 +11,10 @@ use gpulint::lint::{Options, Outcome, lint};
 use gpulint::report;
 use gpulint::rules::RULES;
 
+mod common;
+
+use common::walk;
+
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const REQUIRED_HEADINGS: [&str; 6] = [
     "## What it flags",
@@ -56,19 +60,6 @@ fn files_of(path: &Path) -> Vec<PathBuf> {
     } else {
         vec![path.to_path_buf()]
     }
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 fn snapshot_text(case: &Path, outcome: &Outcome) -> String {
