@@ -15,15 +15,7 @@ pub fn select_rules(
 ) -> Result<Vec<&'static RuleEntry>, String> {
     let matches = |name: &str, r: &RuleEntry| r.id == name || r.meta.category.as_str() == name;
     for name in select.iter().chain(ignore) {
-        let is_category = [
-            Category::Cost,
-            Category::Reliability,
-            Category::Performance,
-            Category::Correctness,
-            Category::Meta,
-        ]
-        .iter()
-        .any(|c| c.as_str() == name);
+        let is_category = Category::ALL.iter().any(|c| c.as_str() == name);
         if !is_category && !RULES.iter().any(|r| r.id == name) {
             return Err(format!(
                 "unknown rule or category `{name}` (see `gpulint rules`)"

@@ -63,6 +63,15 @@ pub enum Category {
 }
 
 impl Category {
+    /// Every category, so a new one cannot be missed where names are matched.
+    pub const ALL: [Category; 5] = [
+        Category::Cost,
+        Category::Reliability,
+        Category::Performance,
+        Category::Correctness,
+        Category::Meta,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Category::Cost => "cost",
