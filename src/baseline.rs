@@ -57,20 +57,25 @@ impl Baseline {
                 file.version
             ));
         }
+        Ok(Baseline::from(&file.findings))
+    }
+
+    fn from(entries: &[Entry]) -> Baseline {
         let mut counts = HashMap::new();
-        for e in file.findings {
+        for e in entries {
             let key = Key {
-                rule: e.rule,
-                file: e.file,
-                subject: e.subject,
+                rule: e.rule.clone(),
+                file: e.file.clone(),
+                subject: e.subject.clone(),
             };
             *counts.entry(key).or_insert(0) += 1;
         }
-        Ok(Baseline { counts })
+        Baseline { counts }
     }
 
-    /// Writes the findings of `outcome` as a baseline; returns how many it recorded.
-    pub fn write(outcome: &Outcome, path: &Path) -> Result<usize, String> {
+    /// Writes the findings of `outcome` as a baseline, and returns it with how many findings
+    /// it recorded.
+    pub fn write(outcome: &Outcome, path: &Path) -> Result<(Baseline, usize), String> {
         let mut findings: Vec<Entry> = keys(outcome)
             .into_iter()
             .zip(&outcome.findings)
@@ -87,6 +92,7 @@ impl Baseline {
             (&a.file, &a.rule, &a.subject, &a.message)
                 .cmp(&(&b.file, &b.rule, &b.subject, &b.message))
         });
+        let baseline = Baseline::from(&findings);
         let n = findings.len();
         let mut text = serde_json::to_string_pretty(&File {
             version: VERSION,
@@ -96,7 +102,7 @@ impl Baseline {
         text.push('\n');
         std::fs::write(path, text)
             .map_err(|e| format!("cannot write baseline `{}`: {e}", path.display()))?;
-        Ok(n)
+        Ok((baseline, n))
     }
 
     /// Drops the findings the baseline records; returns how many it dropped.

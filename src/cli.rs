@@ -309,13 +309,12 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
     let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
     let mut outcome = lint(&opts, std::io::stdin().lock())?;
     if let Some(path) = &args.write_baseline {
-        let n = Baseline::write(&outcome, path)?;
+        let (written, n) = Baseline::write(&outcome, path)?;
         outcome.notes.push(format!(
             "recorded {} in the baseline `{}`",
             report::plural(n, "finding"),
             path.display()
         ));
-        let written = Baseline::load(path)?;
         written.apply(&mut outcome);
     }
     if let (Some(b), Some(path)) = (&baseline, &args.baseline) {
