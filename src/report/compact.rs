@@ -2,17 +2,17 @@
 
 use std::fmt::Write;
 
+use super::Location;
 use crate::lint::Outcome;
 
 pub fn render(outcome: &Outcome) -> String {
     let mut out = String::new();
     for f in &outcome.findings {
-        let file = outcome.db.get(f.primary.file);
-        let (line, col) = file.line_col(f.primary.span.as_ref().map_or(0, |s| s.start));
+        let at = Location::of(outcome, &f.primary);
         let _ = writeln!(
             out,
-            "{}:{line}:{col}: {} [{}] {}",
-            file.name, f.severity, f.rule, f.message
+            "{}:{}:{}: {} [{}] {}",
+            at.file, at.region.start_line, at.region.start_column, f.severity, f.rule, f.message
         );
     }
     out
