@@ -89,7 +89,10 @@ pub fn discover(
             for entry in walk {
                 match entry {
                     Ok(e) if e.file_type().is_file() => {
-                        if let Some(kind) = FileKind::from_path(e.path()) {
+                        // Plan JSON is read when named: a folder holds many other `.json`.
+                        if let Some(kind) =
+                            FileKind::from_path(e.path()).filter(|k| *k != FileKind::Plan)
+                        {
                             add(&mut found, file_input(e.path(), kind, true, cwd.as_deref()));
                         }
                     }
@@ -101,7 +104,8 @@ pub fn discover(
             match FileKind::from_path(path) {
                 Some(kind) => add(&mut found, file_input(path, kind, true, cwd.as_deref())),
                 None => found.notes.push(format!(
-                    "skipped `{}`: not a file gpulint reads (.tf, .tfvars, .yaml, .yml)",
+                    "skipped `{}`: not a file gpulint reads (.tf, .tf.json, .tfvars, .yaml, \
+                     .yml, plan .json)",
                     path.display()
                 )),
             }
@@ -146,9 +150,35 @@ fn is_module_file(path: &Path) -> bool {
     let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
         return false;
     };
-    Path::new(name).extension().is_some_and(|e| e == "tf")
-        || name == "terraform.tfvars"
+    is_config_file(path)
+        || ["terraform.tfvars", "terraform.tfvars.json"].contains(&name)
         || name.ends_with(".auto.tfvars")
+        || name.ends_with(".auto.tfvars.json")
+}
+
+/// A module's configuration: `.tf` and `.tf.json`.
+pub fn is_config_file(path: &Path) -> bool {
+    // FileKind knows the names: `.tf` and `.tf.json` are both Terraform configuration.
+    FileKind::from_path(path) == Some(FileKind::Terraform)
+}
+
+/// The configuration files of a module folder, sorted.
+pub fn module_config_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| dir.join(e.file_name()))
+        .filter(|p| is_config_file(p))
+        .collect();
+    files.sort();
+    files
 }
 
 fn file_input(path: &Path, kind: FileKind, requested: bool, cwd: Option<&Path>) -> Input {
@@ -167,14 +197,18 @@ pub fn display_name(path: &Path, cwd: Option<&Path>) -> String {
         .filter(|_| path.is_absolute())
         .and_then(|c| path.strip_prefix(c).ok())
         .unwrap_or(path);
-    let parts: Vec<String> = rel
-        .components()
-        .filter(|c| !matches!(c, Component::CurDir))
-        .map(|c| match c {
-            Component::RootDir => String::new(),
-            other => other.as_os_str().to_string_lossy().into_owned(),
-        })
-        .collect();
+    let mut parts: Vec<String> = Vec::new();
+    for c in rel.components() {
+        match c {
+            Component::CurDir => {}
+            // `envs/prod/../../modules/gpu` is `modules/gpu` (module sources look so).
+            Component::ParentDir if parts.last().is_some_and(|p| !p.is_empty() && p != "..") => {
+                parts.pop();
+            }
+            Component::RootDir => parts.push(String::new()),
+            other => parts.push(other.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
     if parts.is_empty() {
         ".".into()
     } else {
@@ -203,6 +237,11 @@ mod tests {
             display_name(Path::new("/etc/x.tf"), Some(Path::new("/work"))),
             "/etc/x.tf"
         );
+        assert_eq!(
+            display_name(Path::new("envs/prod/../../modules/gpu/main.tf"), None),
+            "modules/gpu/main.tf"
+        );
+        assert_eq!(display_name(Path::new("../x.tf"), None), "../x.tf");
     }
 
     #[test]
@@ -210,6 +249,9 @@ mod tests {
         assert!(is_module_file(Path::new("a/main.tf")));
         assert!(is_module_file(Path::new("a/terraform.tfvars")));
         assert!(is_module_file(Path::new("a/gpu.auto.tfvars")));
+        assert!(is_module_file(Path::new("a/main.tf.json")));
+        assert!(is_module_file(Path::new("a/terraform.tfvars.json")));
+        assert!(!is_module_file(Path::new("a/plan.json")));
         assert!(!is_module_file(Path::new("a/prod.tfvars")));
         assert!(!is_module_file(Path::new("a/x.yaml")));
     }

@@ -1,6 +1,7 @@
 //! The pipeline, in order: discover → parse → lower → rules → filter. The CLI and the
 //! tests both call [`lint`], so the CLI stays thin.
 
+use std::collections::HashSet;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
@@ -117,6 +118,7 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
         db.add(file);
         parsed.push(p);
     }
+    load_local_modules(&mut db, &mut parsed, cwd.as_deref());
 
     let model = lower::lower(&db, &parsed, &var_files);
     let mut findings = filter::finish(
@@ -138,6 +140,54 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
     })
 }
 
+/// How many rounds of module calls are followed to read modules outside the named paths.
+const MODULE_ROUNDS: usize = 16;
+
+/// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
+/// that the run does not hold yet, as Terraform would: they are judged through the call,
+/// and findings in them count when the calling file was asked about.
+fn load_local_modules(db: &mut SourceDb, parsed: &mut Vec<Parsed>, cwd: Option<&std::path::Path>) {
+    let mut held: HashSet<String> = db.iter().map(|(_, f)| f.name.clone()).collect();
+    let mut frontier: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
+    for _ in 0..MODULE_ROUNDS {
+        let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
+        for id in frontier {
+            let file = db.get(id);
+            let (FileKind::Terraform, Syntax::Hcl(body), Some(path)) =
+                (file.kind, &parsed[id.0 as usize].syntax, &file.path)
+            else {
+                continue;
+            };
+            let dir = path.parent().unwrap_or_else(|| std::path::Path::new(""));
+            for source in lower::module_sources(body).filter(|s| lower::is_local_source(s)) {
+                for p in crate::discover::module_config_files(&dir.join(source)) {
+                    let name = crate::discover::display_name(&p, cwd);
+                    if held.insert(name.clone()) {
+                        let kind = FileKind::from_path(&p).unwrap_or(FileKind::Terraform);
+                        let input = Input {
+                            name,
+                            path: Some(p),
+                            kind,
+                            requested: file.requested,
+                        };
+                        wanted.push((input, None));
+                    }
+                }
+            }
+        }
+        if wanted.is_empty() {
+            return;
+        }
+        let loaded: Vec<(SourceFile, Parsed)> =
+            pool().install(|| wanted.into_par_iter().map(|(i, b)| load(i, b)).collect());
+        frontier = Vec::new();
+        for (file, p) in loaded {
+            frontier.push(db.add(file));
+            parsed.push(p);
+        }
+    }
+}
+
 /// Reads, decodes and parses one file. Never fails: problems become syntax errors.
 fn load(input: Input, bytes: Option<Vec<u8>>) -> (SourceFile, Parsed) {
     let read = match (bytes, &input.path) {
@@ -157,10 +207,7 @@ fn load(input: Input, bytes: Option<Vec<u8>>) -> (SourceFile, Parsed) {
     };
     let file = SourceFile::new(input.name, input.path, input.kind, text, input.requested);
     let parsed = match problem {
-        Some(e) => Parsed {
-            syntax: Syntax::None,
-            error: Some(e),
-        },
+        Some(e) => Parsed::failed(e),
         None => parse::parse(&file),
     };
     (file, parsed)

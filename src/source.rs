@@ -21,17 +21,24 @@ pub enum FileKind {
     TfVars,
     /// A YAML file (Kubernetes manifests).
     Yaml,
+    /// Terraform plan JSON (`terraform show -json`): any other `.json`, read only when
+    /// named.
+    Plan,
 }
 
 impl FileKind {
     /// The kind of a file from its name, or `None` when gpulint does not read it.
     pub fn from_path(path: &Path) -> Option<Self> {
         let name = path.file_name()?.to_str()?;
-        let ext = name.rsplit_once('.')?.1.to_ascii_lowercase();
-        match ext.as_str() {
+        let lower = name.to_ascii_lowercase();
+        let ext = lower.rsplit_once('.')?.1;
+        match ext {
             "tf" => Some(FileKind::Terraform),
             "tfvars" => Some(FileKind::TfVars),
             "yaml" | "yml" => Some(FileKind::Yaml),
+            "json" if lower.ends_with(".tf.json") => Some(FileKind::Terraform),
+            "json" if lower.ends_with(".tfvars.json") => Some(FileKind::TfVars),
+            "json" => Some(FileKind::Plan),
             _ => None,
         }
     }

@@ -48,7 +48,13 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
                 )
             })
             .collect();
-        attach_stop(&mut out.capacity[first..], &targets, stop, &alarm.header());
+        attach_stop(
+            module,
+            &mut out.capacity[first..],
+            &targets,
+            stop,
+            &alarm.header(),
+        );
     }
 }
 

@@ -6,7 +6,8 @@
 use super::terraform::{Block, Module, Resource, references};
 use super::{attach_stop, instance_machine};
 use crate::model::{
-    Capacity, CapacityKind, Inventory, Market, Placement, Provider, Scale, StopKind, Value, Zones,
+    Capacity, CapacityKind, Inventory, Market, Placement, Provider, Scale, Span, StopKind, Value,
+    Zones,
 };
 
 const VMS: [(&str, &str); 3] = [
@@ -59,6 +60,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             .filter(|t| VMS.iter().any(|(rtype, _)| *rtype == t.rtype))
             .collect();
         attach_stop(
+            module,
             &mut out.capacity[first..],
             &targets,
             kind,
@@ -71,12 +73,16 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         }
     }
     for r in module.resources_of("azurerm_kubernetes_cluster_node_pool") {
-        out.capacity.push(aks_pool(&r, &r.block, r.subject()));
+        let tags = r.block.string_map("tags");
+        out.capacity
+            .push(aks_pool(&r.block, r.subject(), &[r.name], tags));
     }
     for cluster in module.resources_of("azurerm_kubernetes_cluster") {
         if let Value::Known(pool, _) = cluster.block.block("default_node_pool") {
             let subject = format!("{}.default_node_pool", cluster.subject());
-            out.capacity.push(aks_pool(&cluster, &pool, subject));
+            let tags = cluster.block.string_map("tags");
+            out.capacity
+                .push(aks_pool(&pool, subject, &[cluster.name], tags));
         }
     }
     for r in module.resources_of("azurerm_capacity_reservation") {
@@ -148,14 +154,16 @@ fn scale_set(r: &Resource<'_>) -> Capacity {
     c
 }
 
-/// An AKS node pool: `pool` is the node pool resource's body or the cluster's
-/// `default_node_pool` block.
-fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
-    let header = if subject == r.subject() {
-        r.header()
-    } else {
-        pool.header.clone()
-    };
+/// An AKS node pool: `pool` is the node pool resource's body, the cluster's
+/// `default_node_pool` block, or a pool of the AKS module. `words` name it for its role;
+/// `tags` are its resource's.
+pub(super) fn aks_pool(
+    pool: &Block<'_>,
+    subject: String,
+    words: &[&str],
+    tags: Vec<(String, String, Span)>,
+) -> Capacity {
+    let header = pool.header.clone();
     let mut c = Capacity::new(
         subject,
         Provider::Azure,
@@ -187,7 +195,7 @@ fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
     c.reserved = pool.span_of("capacity_reservation_group_id");
     c.labels = pool.string_map("node_labels");
     let mut entries = c.labels.clone();
-    entries.extend(r.block.string_map("tags"));
+    entries.extend(tags);
     let name = pool.str("name").known().cloned();
     if let Some(n) = &name {
         for key in ["kubernetes.azure.com/agentpool", "agentpool"] {
@@ -203,7 +211,7 @@ fn aks_pool(r: &Resource<'_>, pool: &Block<'_>, subject: String) -> Capacity {
     }
     c.role = super::role::from_entries(
         &entries,
-        std::iter::once(r.name).chain(name.as_deref()),
+        words.iter().copied().chain(name.as_deref()),
         &header,
     );
     c

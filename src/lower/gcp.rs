@@ -137,22 +137,10 @@ fn machine_with(
         if count == 0 {
             continue;
         }
-        let ty = last_segment(&ty);
-        // N1's attachable GPUs carry their interconnect in the catalog; any other type
-        // the catalog knows is read as PCIe-attached.
-        let (gpu, interconnect, confidence) = match catalog().accelerator(ty) {
-            Some(a) => (a.gpu, a.row.interconnect, a.row.confidence),
-            None => match catalog().gpu(ty) {
-                Some(g) => (g, Interconnect::Pcie, Confidence::U),
-                None => return Value::Unknown(ty_span),
-            },
-        };
-        gpus = Some(GpuSet {
-            gpu,
-            count: u32::try_from(count).unwrap_or(u32::MAX),
-            interconnect,
-            confidence,
-        });
+        match gpu_set(&ty, count, ty_span) {
+            Ok(set) => gpus = Some(set),
+            Err(s) => return Value::Unknown(s),
+        }
     }
     Value::Known(
         Machine {
@@ -162,6 +150,72 @@ fn machine_with(
         },
         span,
     )
+}
+
+/// `count` GPUs of an attachable type. `Err` with the type's span when gpulint does not
+/// know the type.
+fn gpu_set(ty: &str, count: u64, ty_span: Span) -> Result<GpuSet, Span> {
+    let ty = last_segment(ty);
+    // N1's attachable GPUs carry their interconnect in the catalog; any other type the
+    // catalog knows is read as PCIe-attached.
+    let (gpu, interconnect, confidence) = match catalog().accelerator(ty) {
+        Some(a) => (a.gpu, a.row.interconnect, a.row.confidence),
+        None => match catalog().gpu(ty) {
+            Some(g) => (g, Interconnect::Pcie, Confidence::U),
+            None => return Err(ty_span),
+        },
+    };
+    Ok(GpuSet {
+        gpu,
+        count: u32::try_from(count).unwrap_or(u32::MAX),
+        interconnect,
+        confidence,
+    })
+}
+
+/// A machine type with, optionally, attached GPUs given flat (`accelerator_type` and
+/// `accelerator_count`, as the GKE module takes them).
+pub(super) fn pool_machine(
+    machine: Value<String>,
+    accel_type: Value<String>,
+    accel_count: Value<u64>,
+) -> Value<Machine> {
+    let (name, span) = match machine {
+        Value::Known(t, s) => (last_segment(&t).to_string(), s),
+        Value::Unknown(s) => return Value::Unknown(s),
+        Value::Absent => return Value::Absent,
+    };
+    let attached = instance_machine(Provider::Gcp, &name);
+    if attached.gpus.is_some() {
+        return Value::Known(attached, span);
+    }
+    let gpus = match (accel_count, accel_type) {
+        (Value::Absent | Value::Known(0, _), _) => None,
+        (Value::Unknown(s), _) | (_, Value::Unknown(s)) | (Value::Known(_, s), Value::Absent) => {
+            return Value::Unknown(s);
+        }
+        (Value::Known(n, _), Value::Known(ty, ty_span)) => match gpu_set(&ty, n, ty_span) {
+            Ok(set) => Some(set),
+            Err(s) => return Value::Unknown(s),
+        },
+    };
+    Value::Known(
+        Machine {
+            name,
+            gpus,
+            fabric: None,
+        },
+        span,
+    )
+}
+
+/// `us-central1-a` is a zone; `us-central1` a region: as [`Zones`].
+pub(super) fn location_zones(location: &str) -> Zones {
+    if is_zone(location) {
+        Zones::Listed(vec![location.to_string()])
+    } else {
+        Zones::Region(location.to_string())
+    }
 }
 
 /// Spot from `provisioning_model = "SPOT"` or `preemptible = true` (VMs and templates).
@@ -226,7 +280,7 @@ fn resource_policies(module: &Module<'_>, r: &Resource<'_>) -> Policies {
     let mut stops = Vec::new();
     let mut placement = Value::Absent;
     for x in refs {
-        let at = Span::new(r.block.file, x.span.clone());
+        let at = r.block.span(x.span.clone());
         let Some(policy) = module.resource(&x.rtype, &x.name) else {
             continue;
         };
@@ -330,14 +384,7 @@ fn node_pool(
         Value::Known(z, s) if !z.is_empty() => Value::Known(Zones::Listed(z), s),
         Value::Known(_, s) | Value::Unknown(s) => Value::Unknown(s),
         Value::Absent => match location {
-            Value::Known(l, s) => Value::Known(
-                if is_zone(l) {
-                    Zones::Listed(vec![l.clone()])
-                } else {
-                    Zones::Region(l.clone())
-                },
-                s.clone(),
-            ),
+            Value::Known(l, s) => Value::Known(location_zones(l), s.clone()),
             Value::Unknown(s) => Value::Unknown(s.clone()),
             Value::Absent => Value::Absent,
         },

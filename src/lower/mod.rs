@@ -2,24 +2,25 @@
 
 pub mod aws;
 pub mod azure;
+pub mod functions;
 pub mod gcp;
 pub mod kubernetes;
+pub mod registry;
 pub mod role;
 pub mod terraform;
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::collections::{BTreeMap, HashSet};
 
 use hcl_edit::structure::Body;
 
 use crate::catalog::catalog;
 use crate::model::{
     Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider, Span, Stop, StopKind,
-    SyntaxProblem,
+    SyntaxProblem, Value,
 };
 use crate::parse::{Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb};
-use terraform::{Module, ResourceRef, TfFile};
+use terraform::{Input, Module, ResourceRef, TfFile};
 
 /// A machine type looked up in the catalog; `gpus: None` when it has no GPU (or gpulint
 /// does not know it as a GPU type).
@@ -41,6 +42,7 @@ pub fn instance_machine(provider: Provider, name: &str) -> Machine {
 /// reference. With no traceable target it may stop any of `capacity`, so each gets it as
 /// [`StopKind::Unresolved`] and rules stay silent rather than guess.
 pub fn attach_stop(
+    module: &Module<'_>,
     capacity: &mut [Capacity],
     targets: &[ResourceRef],
     kind: StopKind,
@@ -51,8 +53,12 @@ pub fn attach_stop(
     } else {
         kind
     };
+    let subjects: Vec<String> = targets
+        .iter()
+        .flat_map(|t| module.subjects_of(&t.rtype, &t.name))
+        .collect();
     for c in capacity {
-        if targets.is_empty() || targets.iter().any(|t| c.subject == t.subject()) {
+        if targets.is_empty() || subjects.contains(&c.subject) {
             c.stop.push(Stop {
                 kind,
                 span: span.clone(),
@@ -66,6 +72,118 @@ pub fn attach_stop(
 struct Folder {
     tf: Vec<FileId>,
     tfvars: Vec<(String, FileId)>,
+}
+
+/// Files Terraform reads for a root module's variables, in its order of precedence.
+fn tfvars_rank(base: &str) -> Option<(u8, String)> {
+    match base {
+        "terraform.tfvars" => Some((0, String::new())),
+        "terraform.tfvars.json" => Some((1, String::new())),
+        b if b.ends_with(".auto.tfvars") || b.ends_with(".auto.tfvars.json") => {
+            Some((2, b.to_string()))
+        }
+        _ => None,
+    }
+}
+
+/// A folder's path from a file's display name: `infra/gpu.tf` → `infra`.
+fn folder_of(name: &str) -> String {
+    name.rsplit_once('/')
+        .map_or_else(String::new, |(d, _)| d.to_string())
+}
+
+/// `dir` joined with a relative module source, `..` resolved: `envs/prod` and
+/// `../../modules/gpu` give `modules/gpu`.
+pub fn join_source(dir: &str, source: &str) -> String {
+    let mut parts: Vec<&str> = dir
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    for p in source.split('/') {
+        match p {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|l| *l != "..") => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
+}
+
+/// A module source on disk: `./gpu`, `../modules/gpu`.
+pub fn is_local_source(source: &str) -> bool {
+    source.starts_with("./") || source.starts_with("../")
+}
+
+/// The literal `source` of every `module` block in a body.
+pub fn module_sources(body: &Body) -> impl Iterator<Item = &str> {
+    body.get_blocks("module")
+        .filter_map(|b| match &b.body.get_attribute("source")?.value {
+            hcl_edit::expr::Expression::String(s) => Some(s.as_str()),
+            _ => None,
+        })
+}
+
+/// What module lowering needs from the whole run.
+struct Tree<'p> {
+    folders: BTreeMap<String, Vec<TfFile<'p>>>,
+}
+
+/// How deep module calls may nest before gpulint stops following them.
+const MAX_MODULE_DEPTH: usize = 16;
+
+/// Lowers a module's resources, the public modules it calls, and the local modules it
+/// calls with the inputs of each call, recursively.
+fn lower_module(
+    module: &Module<'_>,
+    dir: &str,
+    tree: &Tree<'_>,
+    chain: &mut Vec<String>,
+    inv: &mut Inventory,
+) {
+    aws::lower(module, inv);
+    gcp::lower(module, inv);
+    azure::lower(module, inv);
+    for call in module.calls() {
+        let Some(source) = call.source.as_deref() else {
+            continue;
+        };
+        if !is_local_source(source) {
+            registry::lower(&call, source, inv);
+            continue;
+        }
+        let target = join_source(dir, source);
+        if chain.len() >= MAX_MODULE_DEPTH || chain.contains(&target) {
+            continue;
+        }
+        let Some(files) = tree.folders.get(&target) else {
+            continue;
+        };
+        let inputs = call
+            .block
+            .keys()
+            .into_iter()
+            .filter(|n| {
+                !matches!(
+                    n.as_str(),
+                    "source" | "version" | "count" | "for_each" | "providers" | "depends_on"
+                )
+            })
+            .filter_map(|n| {
+                let input = match call.block.value(&n) {
+                    Value::Known(v, _) => Input::Known(v),
+                    Value::Unknown(_) => Input::Unknown,
+                    Value::Absent => return None,
+                };
+                Some((n, input))
+            })
+            .collect();
+        let child = Module::called(files.clone(), inputs, format!("{}.", call.path));
+        chain.push(target.clone());
+        lower_module(&child, &target, tree, chain, inv);
+        chain.pop();
+    }
 }
 
 /// Lowers every parsed file. `parsed[i]` belongs to `FileId(i)`; `var_files` are the
@@ -86,8 +204,22 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
         }
     }
 
-    // Terraform: the `.tf` files of one folder are one module.
-    let mut folders: BTreeMap<PathBuf, Folder> = BTreeMap::new();
+    let tf_file = |id: FileId| match &parsed[id.0 as usize] {
+        Parsed {
+            syntax: Syntax::Hcl(body),
+            remap,
+            ..
+        } => Some(TfFile {
+            id,
+            body,
+            remap: remap.as_ref(),
+        }),
+        _ => None,
+    };
+
+    // Terraform: the `.tf` files of one folder are one module; a plan is one on its own.
+    let mut folders: BTreeMap<String, Folder> = BTreeMap::new();
+    let mut plans = Vec::new();
     for (id, file) in db.iter() {
         if var_files.contains(&id) {
             continue;
@@ -95,51 +227,70 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
         // Keyed by the normalised name, so `./infra/a.tf` and `infra/b.tf` share a module;
         // stdin stands alone.
         let dir = match &file.path {
-            Some(_) => Path::new(&file.name)
-                .parent()
-                .map_or_else(PathBuf::new, Path::to_path_buf),
-            None => PathBuf::from("\0stdin").join(&file.name),
+            Some(_) => folder_of(&file.name),
+            None => format!("\0stdin/{}", file.name),
         };
-        let base = file
-            .name
-            .rsplit('/')
-            .next()
-            .unwrap_or(&file.name)
-            .to_string();
+        let base = file.name.rsplit('/').next().unwrap_or(&file.name);
         match file.kind {
             FileKind::Terraform => folders.entry(dir).or_default().tf.push(id),
-            FileKind::TfVars if base == "terraform.tfvars" || base.ends_with(".auto.tfvars") => {
-                folders.entry(dir).or_default().tfvars.push((base, id));
+            FileKind::TfVars if tfvars_rank(base).is_some() => {
+                folders
+                    .entry(dir)
+                    .or_default()
+                    .tfvars
+                    .push((base.to_string(), id));
             }
+            FileKind::Plan => plans.extend(tf_file(id)),
             _ => {}
         }
     }
-    let body = |id: FileId| match &parsed[id.0 as usize].syntax {
-        Syntax::Hcl(b) => Some(b),
-        _ => None,
+    let globals: Vec<&Body> = var_files
+        .iter()
+        .filter_map(|&id| tf_file(id).map(|f| f.body))
+        .collect();
+    let tree = Tree {
+        folders: folders
+            .iter()
+            .map(|(dir, f)| {
+                (
+                    dir.clone(),
+                    f.tf.iter().filter_map(|&id| tf_file(id)).collect(),
+                )
+            })
+            .collect(),
     };
-    let globals: Vec<&Body> = var_files.iter().filter_map(|&id| body(id)).collect();
-    for folder in folders.values_mut() {
-        if folder.tf.is_empty() {
+    // A folder another folder of the run calls is judged through its calls, with the
+    // caller's inputs, not on its own defaults.
+    let called: HashSet<String> = tree
+        .folders
+        .iter()
+        .flat_map(|(dir, files)| {
+            files
+                .iter()
+                .flat_map(|f| module_sources(f.body))
+                .filter(|s| is_local_source(s))
+                .map(|s| join_source(dir, s))
+                .filter(|target| target != dir)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for (dir, folder) in &mut folders {
+        if folder.tf.is_empty() || called.contains(dir) {
             continue;
         }
-        // terraform.tfvars first, then *.auto.tfvars in lexical order, then --var-file.
-        folder.tfvars.sort_by(|a, b| {
-            (a.0 != "terraform.tfvars", &a.0).cmp(&(b.0 != "terraform.tfvars", &b.0))
-        });
+        folder.tfvars.sort_by_key(|(base, _)| tfvars_rank(base));
         let mut vars: Vec<&Body> = folder
             .tfvars
             .iter()
-            .filter_map(|(_, id)| body(*id))
+            .filter_map(|(_, id)| tf_file(*id).map(|f| f.body))
             .collect();
         vars.extend(&globals);
-        let files: Vec<TfFile> = folder
-            .tf
-            .iter()
-            .filter_map(|&id| body(id).map(|body| TfFile { id, body }))
-            .collect();
         // A file that did not parse adds nothing; it is reported as `parse-error`.
-        let module = Module::new(files, &vars);
+        let module = Module::new(tree.folders[dir].clone(), &vars);
+        lower_module(&module, dir, &tree, &mut vec![dir.clone()], &mut inv);
+    }
+    for plan in plans {
+        let module = Module::new(vec![plan], &[]);
         aws::lower(&module, &mut inv);
         gcp::lower(&module, &mut inv);
         azure::lower(&module, &mut inv);

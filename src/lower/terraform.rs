@@ -1,88 +1,298 @@
-//! Terraform modules: the `.tf` files of one folder, their variables and locals, and a small
-//! API for lowerers to read resources with spans.
+//! Terraform modules: the files of one folder (or one plan), their variables and locals,
+//! their resources and module calls expanded by `count` and `for_each`, and a small API for
+//! lowerers to read blocks with spans.
 //!
 //! Values are evaluated with hcl-rs on clones of hcl-edit expressions, so spans always come
-//! from the edit tree. Anything that does not evaluate (resource attributes, data sources,
-//! functions not implemented, variables without a value) is [`Value::Unknown`].
+//! from the edit tree. The functions of [`super::functions`] are declared; `try` and `can`
+//! are decided before evaluation. Anything that does not evaluate (resource attributes, data
+//! sources, other functions, variables without a value) is [`Value::Unknown`].
 
+use std::collections::HashSet;
+use std::fmt;
 use std::ops::Range;
+use std::rc::Rc;
 
-use hcl::eval::{Context, Evaluate};
-use hcl_edit::expr::{Expression, TraversalOperator};
+use hcl::eval::{Context, ErrorKind, Evaluate};
+use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block as EditBlock, Body, Structure};
 use hcl_edit::visit::{Visit, visit_expr};
 use hcl_edit::{Ident, Span as _};
 
 use super::role;
 use crate::model::{Role, Span, Value};
+use crate::parse::json::Remap;
 use crate::source::FileId;
 
-/// One parsed Terraform file of a module.
+/// One parsed Terraform file of a module. `remap` turns offsets in a body generated from
+/// JSON (`.tf.json`, plan JSON) into offsets of the JSON text.
 #[derive(Clone, Copy)]
 pub struct TfFile<'a> {
     pub id: FileId,
     pub body: &'a Body,
+    pub remap: Option<&'a Remap>,
 }
 
-/// The `.tf` files of one folder, evaluated together.
+/// Where expressions are evaluated: variables, locals, functions and, inside an instance,
+/// `count`, `each` or a `dynamic` block's iterator.
+pub struct Scope {
+    ctx: Context<'static>,
+    /// `var.x` and `local.y` that have no value: references to them stay unknown even
+    /// inside `try`, which would otherwise take its fallback.
+    unknown: Rc<HashSet<String>>,
+}
+
+impl Scope {
+    fn new(unknown: HashSet<String>) -> Self {
+        let mut ctx = Context::new();
+        super::functions::declare(&mut ctx);
+        Scope {
+            ctx,
+            unknown: Rc::new(unknown),
+        }
+    }
+
+    /// This scope with one more variable (`count`, `each`, an iterator).
+    fn with(&self, name: &str, value: hcl::Value) -> Rc<Scope> {
+        let mut ctx = self.ctx.clone();
+        ctx.declare_var(name, value);
+        Rc::new(Scope {
+            ctx,
+            unknown: Rc::clone(&self.unknown),
+        })
+    }
+
+    /// Evaluates an expression; `None` when it does not evaluate.
+    pub fn eval(&self, expr: &Expression) -> Option<hcl::Value> {
+        let mut e = hcl::Expression::from(expr.clone());
+        self.prepare(&mut e, 0);
+        e.evaluate(&self.ctx).ok()
+    }
+
+    /// Marks references to values gpulint does not have, and decides `try` and `can`.
+    fn prepare(&self, e: &mut hcl::Expression, depth: usize) {
+        use hcl::Expression as E;
+        if depth > 64 {
+            *e = unknown_marker();
+            return;
+        }
+        let d = depth + 1;
+        match e {
+            E::Traversal(t) => {
+                if let (E::Variable(root), Some(hcl::expr::TraversalOperator::GetAttr(name))) =
+                    (&t.expr, t.operators.first())
+                    && self
+                        .unknown
+                        .contains(&format!("{}.{}", root.as_str(), name.as_str()))
+                {
+                    *e = unknown_marker();
+                    return;
+                }
+                self.prepare(&mut t.expr, d);
+                for op in &mut t.operators {
+                    if let hcl::expr::TraversalOperator::Index(i) = op {
+                        self.prepare(i, d);
+                    }
+                }
+            }
+            E::FuncCall(f) if matches!(f.name.name.as_str(), "try" | "can") => {
+                for a in &mut f.args {
+                    self.prepare(a, d);
+                }
+                *e = self.decide_try(f);
+            }
+            E::FuncCall(f) => f.args.iter_mut().for_each(|a| self.prepare(a, d)),
+            E::Array(items) => items.iter_mut().for_each(|a| self.prepare(a, d)),
+            E::Object(o) => o.values_mut().for_each(|v| self.prepare(v, d)),
+            E::Parenthesis(inner) => self.prepare(inner, d),
+            E::Conditional(c) => {
+                self.prepare(&mut c.cond_expr, d);
+                self.prepare(&mut c.true_expr, d);
+                self.prepare(&mut c.false_expr, d);
+            }
+            E::Operation(op) => match op.as_mut() {
+                hcl::expr::Operation::Unary(u) => self.prepare(&mut u.expr, d),
+                hcl::expr::Operation::Binary(b) => {
+                    self.prepare(&mut b.lhs_expr, d);
+                    self.prepare(&mut b.rhs_expr, d);
+                }
+            },
+            E::ForExpr(f) => self.prepare(&mut f.collection_expr, d),
+            _ => {}
+        }
+    }
+
+    /// `try(a, b, …)`: the first argument that evaluates, unless an earlier one failed
+    /// only for want of a value gpulint does not have. `can(a)`: whether `a` evaluates.
+    fn decide_try(&self, f: &hcl::expr::FuncCall) -> hcl::Expression {
+        let can = f.name.name.as_str() == "can";
+        for arg in &f.args {
+            match arg.evaluate(&self.ctx) {
+                Ok(v) => return if can { true.into() } else { v.into() },
+                Err(err) if is_unknown(err.kind()) => return unknown_marker(),
+                Err(_) if can => return false.into(),
+                Err(_) => {}
+            }
+        }
+        unknown_marker()
+    }
+}
+
+/// An error that means "no value here", not "this is wrong".
+fn is_unknown(kind: &ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::UndefinedVar(_) | ErrorKind::UndefinedFunc(_)
+    )
+}
+
+/// A variable that is never declared: evaluating it fails as unknown.
+fn unknown_marker() -> hcl::Expression {
+    hcl::Expression::Variable(hcl::Identifier::unchecked("__gpulint_unknown__").into())
+}
+
+/// Which instance of a resource or module call `count` or `for_each` made.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    Index(u64),
+    Name(String),
+}
+
+impl fmt::Display for Key {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Key::Index(i) => write!(f, "[{i}]"),
+            Key::Name(k) => write!(f, "[{k:?}]"),
+        }
+    }
+}
+
+/// A `resource` or `module` block, once per instance.
+struct Instance<'a> {
+    file: TfFile<'a>,
+    block: &'a EditBlock,
+    key: Option<Key>,
+    scope: Rc<Scope>,
+}
+
+/// The files of one folder, evaluated together.
 pub struct Module<'a> {
     pub files: Vec<TfFile<'a>>,
-    ctx: Context<'static>,
+    scope: Rc<Scope>,
+    /// `module.gpu["a"].`: the call chain from the root module; empty at the root.
+    pub prefix: String,
+    resources: Vec<Instance<'a>>,
+    calls: Vec<Instance<'a>>,
+}
+
+/// What a caller gives a variable of a called module.
+pub enum Input {
+    Known(hcl::Value),
+    /// Given, but gpulint cannot evaluate it: the default no longer applies.
+    Unknown,
 }
 
 impl<'a> Module<'a> {
-    /// Builds a module. `var_sources` are tfvars bodies in increasing precedence:
+    /// A root module. `var_sources` are tfvars bodies in increasing precedence:
     /// `terraform.tfvars`, `*.auto.tfvars` by name, then `--var-file`s in order.
     pub fn new(files: Vec<TfFile<'a>>, var_sources: &[&Body]) -> Self {
-        let empty = Context::new();
+        let empty = Scope::new(HashSet::new());
+        let mut inputs: Vec<(String, Input)> = Vec::new();
+        for body in var_sources {
+            for attr in body.attributes() {
+                let v = match empty.eval(&attr.value) {
+                    Some(v) => Input::Known(v),
+                    // A tfvars value that does not evaluate hides the default: unknown.
+                    None => Input::Unknown,
+                };
+                inputs.push((attr.key.as_str().to_string(), v));
+            }
+        }
+        Module::called(files, inputs, String::new())
+    }
+
+    /// A module called with `inputs`, named `prefix` in subjects.
+    pub fn called(files: Vec<TfFile<'a>>, inputs: Vec<(String, Input)>, prefix: String) -> Self {
+        let empty = Scope::new(HashSet::new());
         let mut vars = hcl::Map::new();
+        let mut unknown = HashSet::new();
         let mut declared = Vec::new();
         for block in files.iter().flat_map(|f| f.body.get_blocks("variable")) {
             let Some(name) = block.labels.first().map(|l| l.as_str().to_string()) else {
                 continue;
             };
-            if let Some(default) = block.body.get_attribute("default")
-                && let Ok(v) = hcl::Expression::from(default.value.clone()).evaluate(&empty)
+            // Without a default that evaluates, the variable is unknown until given.
+            match block
+                .body
+                .get_attribute("default")
+                .and_then(|d| empty.eval(&d.value))
             {
-                vars.insert(name.clone(), v);
+                Some(v) => {
+                    vars.insert(name.clone(), v);
+                }
+                None => {
+                    unknown.insert(format!("var.{name}"));
+                }
             }
             declared.push(name);
         }
-        for body in var_sources {
-            for attr in body.attributes() {
-                let name = attr.key.as_str();
-                if !declared.iter().any(|d| d == name) {
-                    continue;
+        for (name, input) in inputs {
+            if !declared.contains(&name) {
+                continue;
+            }
+            match input {
+                // `null` from a caller means "use the default".
+                Input::Known(hcl::Value::Null) => {}
+                Input::Known(v) => {
+                    unknown.remove(&format!("var.{name}"));
+                    vars.insert(name, v);
                 }
-                match hcl::Expression::from(attr.value.clone()).evaluate(&empty) {
-                    Ok(v) => {
-                        vars.insert(name.to_string(), v);
-                    }
-                    // A tfvars value that does not evaluate hides the default: unknown.
-                    Err(_) => {
-                        vars.shift_remove(name);
-                    }
+                Input::Unknown => {
+                    vars.shift_remove(&name);
+                    unknown.insert(format!("var.{name}"));
                 }
             }
         }
-        let mut ctx = Context::new();
-        ctx.declare_var("var", hcl::Value::Object(vars));
-        resolve_locals(&mut ctx, &files);
-        Module { files, ctx }
+        let mut scope = Scope::new(unknown);
+        scope.ctx.declare_var("var", hcl::Value::Object(vars));
+        resolve_locals(&mut scope, &files);
+        let scope = Rc::new(scope);
+        let mut resources = Vec::new();
+        let mut calls = Vec::new();
+        for f in &files {
+            for b in f.body.blocks() {
+                let into = match b.ident.as_str() {
+                    "resource" => &mut resources,
+                    "module" => &mut calls,
+                    _ => continue,
+                };
+                expand(*f, b, &scope, into);
+            }
+        }
+        Module {
+            files,
+            scope,
+            prefix,
+            resources,
+            calls,
+        }
     }
 
-    /// Every `resource "TYPE" "NAME"` block of the module.
+    /// Every instance of every `resource "TYPE" "NAME"` block of the module.
     pub fn resources(&self) -> impl Iterator<Item = Resource<'_>> {
-        self.files.iter().flat_map(move |f| {
-            f.body.get_blocks("resource").filter_map(move |b| {
-                let [rtype, name] = &b.labels[..] else {
-                    return None;
-                };
-                Some(Resource {
-                    rtype: rtype.as_str(),
-                    name: name.as_str(),
-                    block: Block::new(self, f.id, b),
-                })
+        self.resources.iter().filter_map(move |i| {
+            let (rtype, name, address) = match &i.block.labels[..] {
+                [t, n] => (t.as_str(), n.as_str(), None),
+                // Plan JSON carries each instance's address as a third label.
+                [t, n, a] => (t.as_str(), n.as_str(), Some(a.as_str())),
+                _ => return None,
+            };
+            Some(Resource {
+                rtype,
+                name,
+                key: i.key.as_ref(),
+                address,
+                prefix: &self.prefix,
+                block: Block::new(Rc::clone(&i.scope), i.file, i.block),
             })
         })
     }
@@ -92,58 +302,157 @@ impl<'a> Module<'a> {
         self.resources().filter(move |r| r.rtype == rtype)
     }
 
-    /// A resource by type and name.
+    /// A resource by type and name (its first instance).
     pub fn resource(&self, rtype: &str, name: &str) -> Option<Resource<'_>> {
         self.resources()
             .find(|r| r.rtype == rtype && r.name == name)
     }
 
-    fn eval(&self, file: FileId, expr: &Expression) -> Value<hcl::Value> {
-        let span = Span::new(file, expr.span().unwrap_or(0..0));
-        match hcl::Expression::from(expr.clone()).evaluate(&self.ctx) {
-            // `attr = null` means "not set" in Terraform.
-            Ok(hcl::Value::Null) => Value::Absent,
-            Ok(v) => Value::Known(v, span),
-            Err(_) => Value::Unknown(span),
-        }
+    /// The subjects of every instance of `TYPE.NAME`.
+    pub fn subjects_of(&self, rtype: &str, name: &str) -> Vec<String> {
+        self.resources()
+            .filter(|r| r.rtype == rtype && r.name == name)
+            .map(|r| r.subject())
+            .collect()
+    }
+
+    /// Every instance of every `module "NAME"` call.
+    pub fn calls(&self) -> impl Iterator<Item = Call<'_>> {
+        self.calls.iter().filter_map(move |i| {
+            let name = i.block.labels.first()?.as_str();
+            let block = Block::new(Rc::clone(&i.scope), i.file, i.block);
+            let source = block.str("source").known().cloned();
+            Some(Call {
+                name,
+                key: i.key.as_ref(),
+                source,
+                path: format!(
+                    "{}module.{name}{}",
+                    self.prefix,
+                    i.key.as_ref().map(ToString::to_string).unwrap_or_default()
+                ),
+                block,
+            })
+        })
+    }
+
+    /// A block of the module's root scope, for tests and plan JSON.
+    pub fn scope(&self) -> &Scope {
+        &self.scope
     }
 }
 
+/// Adds the instances of one `resource` or `module` block. A `count` or `for_each` that
+/// does not evaluate leaves the block out: gpulint cannot know whether, or how often, it
+/// exists (tflint does the same).
+fn expand<'a>(
+    file: TfFile<'a>,
+    block: &'a EditBlock,
+    scope: &Rc<Scope>,
+    into: &mut Vec<Instance<'a>>,
+) {
+    let mut push = |key: Option<Key>, scope: Rc<Scope>| {
+        into.push(Instance {
+            file,
+            block,
+            key,
+            scope,
+        });
+    };
+    if let Some(count) = block.body.get_attribute("count") {
+        if let Some(hcl::Value::Number(n)) = scope.eval(&count.value)
+            && let Some(n) = n.as_u64()
+        {
+            for i in 0..n.min(1024) {
+                let mut obj = hcl::Map::new();
+                obj.insert("index".to_string(), hcl::Value::from(i));
+                push(
+                    Some(Key::Index(i)),
+                    scope.with("count", hcl::Value::Object(obj)),
+                );
+            }
+        }
+        return;
+    }
+    if let Some(each) = block.body.get_attribute("for_each") {
+        let items: Vec<(String, hcl::Value)> = match scope.eval(&each.value) {
+            Some(hcl::Value::Object(map)) => map.into_iter().collect(),
+            // A set of strings: each.key and each.value are the string.
+            Some(hcl::Value::Array(items)) => items
+                .into_iter()
+                .filter_map(|v| match v {
+                    hcl::Value::String(s) => Some((s.clone(), hcl::Value::String(s))),
+                    _ => None,
+                })
+                .collect(),
+            _ => return,
+        };
+        for (k, v) in items.into_iter().take(1024) {
+            let mut obj = hcl::Map::new();
+            obj.insert("key".to_string(), hcl::Value::String(k.clone()));
+            obj.insert("value".to_string(), v);
+            push(
+                Some(Key::Name(k)),
+                scope.with("each", hcl::Value::Object(obj)),
+            );
+        }
+        return;
+    }
+    push(None, Rc::clone(scope));
+}
+
 /// Locals may refer to each other in any order: evaluate until nothing more resolves.
-fn resolve_locals(ctx: &mut Context<'static>, files: &[TfFile<'_>]) {
-    let mut pending: Vec<(String, hcl::Expression)> = files
+/// Those left over are unknown.
+fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
+    let mut pending: Vec<(String, &Expression)> = files
         .iter()
         .flat_map(|f| f.body.get_blocks("locals"))
         .flat_map(|b| b.body.attributes())
-        .map(|a| {
-            (
-                a.key.as_str().to_string(),
-                hcl::Expression::from(a.value.clone()),
-            )
-        })
+        .map(|a| (a.key.as_str().to_string(), &a.value))
         .collect();
     let mut known = hcl::Map::new();
     loop {
-        ctx.declare_var("local", hcl::Value::Object(known.clone()));
+        scope
+            .ctx
+            .declare_var("local", hcl::Value::Object(known.clone()));
         let before = pending.len();
-        pending.retain(|(name, expr)| match expr.evaluate(ctx) {
-            Ok(v) => {
+        pending.retain(|(name, expr)| match scope.eval(expr) {
+            Some(v) => {
                 known.insert(name.clone(), v);
                 false
             }
-            Err(_) => true,
+            None => true,
         });
         if pending.len() == before {
             break;
         }
     }
+    let unknown = Rc::make_mut(&mut scope.unknown);
+    for (name, _) in pending {
+        unknown.insert(format!("local.{name}"));
+    }
 }
 
-/// A `resource` block.
+/// A `module "NAME"` call, once per instance.
+pub struct Call<'a> {
+    pub name: &'a str,
+    pub key: Option<&'a Key>,
+    /// The `source`, when it is a known string.
+    pub source: Option<String>,
+    /// `module.gpu["a"]`, with the caller's own chain before it.
+    pub path: String,
+    pub block: Block<'a>,
+}
+
+/// One instance of a `resource` block.
 #[derive(Clone)]
 pub struct Resource<'a> {
     pub rtype: &'a str,
     pub name: &'a str,
+    pub key: Option<&'a Key>,
+    /// The instance's address, for resources read from plan JSON.
+    address: Option<&'a str>,
+    prefix: &'a str,
     pub block: Block<'a>,
 }
 
@@ -161,9 +470,14 @@ impl Resource<'_> {
         role::from_entries(&entries, words, &self.header())
     }
 
-    /// `aws_instance.trainer`.
+    /// The instance's address: `aws_instance.trainer`, `aws_instance.gpu[0]`,
+    /// `module.pools["a"].aws_eks_node_group.this`.
     pub fn subject(&self) -> String {
-        format!("{}.{}", self.rtype, self.name)
+        if let Some(a) = self.address {
+            return a.to_string();
+        }
+        let key = self.key.map(ToString::to_string).unwrap_or_default();
+        format!("{}{}.{}{key}", self.prefix, self.rtype, self.name)
     }
 
     /// From `resource` to the last label: where findings about the whole resource point.
@@ -172,17 +486,42 @@ impl Resource<'_> {
     }
 }
 
-/// A block (resource or nested) with the module to evaluate it in.
+/// What a [`Block`] reads its attributes from.
+#[derive(Clone)]
+enum Src<'a> {
+    /// A block body: a resource, a nested block, a `dynamic` block's content.
+    Body(&'a Body),
+    /// An object written literally: each entry evaluates with its own span.
+    Object(&'a Object),
+    /// An evaluated object (from a variable, a `merge`): every value has the block's span.
+    Value(Rc<hcl::Map<String, hcl::Value>>),
+}
+
+/// A block to read attributes and nested blocks from, with the scope to evaluate them in.
+/// It may also be an object standing for a block: a module input's node group, an
+/// attribute of a `.tf.json` or plan file.
 #[derive(Clone)]
 pub struct Block<'a> {
-    module: &'a Module<'a>,
+    scope: Rc<Scope>,
     pub file: FileId,
-    pub body: &'a Body,
+    remap: Option<&'a Remap>,
+    src: Src<'a>,
     pub header: Span,
+    /// Where a key the block lacks is read from (a module's `*_defaults`).
+    defaults: Option<Rc<Block<'a>>>,
+}
+
+fn key_name(key: &ObjectKey) -> Option<&str> {
+    match key {
+        ObjectKey::Ident(i) => Some(i.as_str()),
+        ObjectKey::Expression(Expression::String(s)) => Some(s.as_str()),
+        ObjectKey::Expression(Expression::Variable(v)) => Some(v.as_str()),
+        ObjectKey::Expression(_) => None,
+    }
 }
 
 impl<'a> Block<'a> {
-    fn new(module: &'a Module<'a>, file: FileId, block: &'a EditBlock) -> Self {
+    fn new(scope: Rc<Scope>, file: TfFile<'a>, block: &'a EditBlock) -> Self {
         let start = block.ident.span().map_or(0, |s| s.start);
         let end = block
             .labels
@@ -190,40 +529,140 @@ impl<'a> Block<'a> {
             .and_then(hcl_edit::Span::span)
             .or_else(|| block.ident.span())
             .map_or(start, |s| s.end);
+        let mut b = Block {
+            scope,
+            file: file.id,
+            remap: file.remap,
+            src: Src::Body(&block.body),
+            header: Span::new(file.id, 0..0),
+            defaults: None,
+        };
+        b.header = b.span(start..end);
+        b
+    }
+
+    /// A block standing for an object, under `header`.
+    fn child(&self, src: Src<'a>, header: Span) -> Self {
         Block {
-            module,
-            file,
-            body: &block.body,
-            header: Span::new(file, start..end),
+            scope: Rc::clone(&self.scope),
+            file: self.file,
+            remap: self.remap,
+            src,
+            header,
+            defaults: None,
         }
     }
 
+    /// The same block, reading keys it lacks from `defaults`.
+    #[must_use]
+    pub fn with_defaults(mut self, defaults: Option<Block<'a>>) -> Self {
+        self.defaults = defaults.map(Rc::new);
+        self
+    }
+
+    /// The keys this block sets itself: a body's attributes, an object's entries.
+    pub fn keys(&self) -> Vec<String> {
+        match &self.src {
+            Src::Body(body) => body
+                .attributes()
+                .map(|a| a.key.as_str().to_string())
+                .collect(),
+            Src::Object(o) => o
+                .iter()
+                .filter_map(|(k, _)| key_name(k).map(str::to_string))
+                .collect(),
+            Src::Value(m) => m.keys().cloned().collect(),
+        }
+    }
+
+    /// A span in this block's file, from offsets into its parsed text.
+    pub fn span(&self, range: Range<usize>) -> Span {
+        let range = match self.remap {
+            Some(m) => m.map(range),
+            None => range,
+        };
+        Span::new(self.file, range)
+    }
+
+    fn expr_span(&self, e: &Expression) -> Span {
+        e.span()
+            .map_or_else(|| self.header.clone(), |r| self.span(r))
+    }
+
+    /// Whether this block itself (not its defaults) sets `key`.
+    fn has(&self, key: &str) -> bool {
+        match &self.src {
+            Src::Body(body) => body.iter().any(|s| match s {
+                Structure::Attribute(a) => a.key.as_str() == key,
+                Structure::Block(b) => {
+                    b.ident.as_str() == key
+                        || (b.ident.as_str() == "dynamic"
+                            && b.labels.first().is_some_and(|l| l.as_str() == key))
+                }
+            }),
+            Src::Object(o) => o.iter().any(|(k, _)| key_name(k) == Some(key)),
+            Src::Value(m) => m.get(key).is_some_and(|v| !v.is_null()),
+        }
+    }
+
+    /// The block that answers for `key`: this one, or its defaults.
+    fn owner(&self, key: &str) -> Option<&Block<'a>> {
+        if self.has(key) {
+            return Some(self);
+        }
+        self.defaults.as_deref().and_then(|d| d.owner(key))
+    }
+
     pub fn expr(&self, key: &str) -> Option<&'a Expression> {
-        self.body.get_attribute(key).map(|a| &a.value)
+        let owner = self.owner(key)?;
+        match &owner.src {
+            Src::Body(body) => body.get_attribute(key).map(|a| &a.value),
+            Src::Object(o) => o
+                .iter()
+                .find(|(k, _)| key_name(k) == Some(key))
+                .map(|(_, v)| v.expr()),
+            Src::Value(_) => None,
+        }
     }
 
     /// The span of an attribute's value.
     pub fn span_of(&self, key: &str) -> Option<Span> {
-        self.expr(key)
-            .and_then(hcl_edit::Span::span)
-            .map(|r| Span::new(self.file, r))
+        let owner = self.owner(key)?;
+        match &owner.src {
+            Src::Value(_) => Some(owner.header.clone()),
+            _ => owner.expr(key).map(|e| owner.expr_span(e)),
+        }
+    }
+
+    fn eval(&self, expr: &Expression) -> Value<hcl::Value> {
+        let span = self.expr_span(expr);
+        match self.scope.eval(expr) {
+            // `attr = null` means "not set" in Terraform.
+            Some(hcl::Value::Null) => Value::Absent,
+            Some(v) => Value::Known(v, span),
+            None => Value::Unknown(span),
+        }
     }
 
     /// An attribute's value, evaluated.
     pub fn value(&self, key: &str) -> Value<hcl::Value> {
-        match self.expr(key) {
-            None => Value::Absent,
-            Some(e) => self.module.eval(self.file, e),
+        let Some(owner) = self.owner(key) else {
+            return Value::Absent;
+        };
+        match &owner.src {
+            Src::Value(m) => match m.get(key) {
+                None | Some(hcl::Value::Null) => Value::Absent,
+                Some(v) => Value::Known(v.clone(), owner.header.clone()),
+            },
+            _ => match owner.expr(key) {
+                Some(e) => owner.eval(e),
+                None => Value::Absent,
+            },
         }
     }
 
     pub fn str(&self, key: &str) -> Value<String> {
-        self.value(key).and_then(|v| match v {
-            hcl::Value::String(s) => Some(s),
-            hcl::Value::Number(n) => Some(n.to_string()),
-            hcl::Value::Bool(b) => Some(b.to_string()),
-            _ => None,
-        })
+        self.value(key).and_then(scalar_string)
     }
 
     pub fn u64(&self, key: &str) -> Value<u64> {
@@ -245,14 +684,7 @@ impl<'a> Block<'a> {
     /// A list of strings (`["a", "b"]`).
     pub fn string_list(&self, key: &str) -> Value<Vec<String>> {
         self.value(key).and_then(|v| match v {
-            hcl::Value::Array(items) => items
-                .into_iter()
-                .map(|i| match i {
-                    hcl::Value::String(s) => Some(s),
-                    hcl::Value::Number(n) => Some(n.to_string()),
-                    _ => None,
-                })
-                .collect(),
+            hcl::Value::Array(items) => items.into_iter().map(scalar_string).collect(),
             _ => None,
         })
     }
@@ -261,30 +693,28 @@ impl<'a> Block<'a> {
     /// the map is written literally. Entries that do not evaluate are left out; a map
     /// that does not evaluate at all gives nothing.
     pub fn string_map(&self, key: &str) -> Vec<(String, String, Span)> {
-        let Some(expr) = self.expr(key) else {
+        let Some(owner) = self.owner(key) else {
             return Vec::new();
         };
-        if let Expression::Object(obj) = expr {
+        if let Some(Expression::Object(obj)) = owner.expr(key) {
             return obj
                 .iter()
                 .filter_map(|(k, v)| {
                     let key = match k {
-                        hcl_edit::expr::ObjectKey::Ident(i) => i.as_str().to_string(),
-                        hcl_edit::expr::ObjectKey::Expression(e) => {
-                            match self.module.eval(self.file, e) {
-                                Value::Known(hcl::Value::String(s), _) => s,
-                                _ => return None,
-                            }
-                        }
+                        ObjectKey::Ident(i) => i.as_str().to_string(),
+                        ObjectKey::Expression(e) => match owner.eval(e) {
+                            Value::Known(hcl::Value::String(s), _) => s,
+                            _ => return None,
+                        },
                     };
-                    match self.module.eval(self.file, v.expr()) {
+                    match owner.eval(v.expr()) {
                         Value::Known(val, span) => Some((key, scalar_string(val)?, span)),
                         _ => None,
                     }
                 })
                 .collect();
         }
-        match self.value(key) {
+        match owner.value(key) {
             Value::Known(hcl::Value::Object(map), span) => map
                 .into_iter()
                 .filter_map(|(k, v)| Some((k, scalar_string(v)?, span.clone())))
@@ -293,33 +723,216 @@ impl<'a> Block<'a> {
         }
     }
 
-    /// Nested blocks of one type. A `dynamic "name"` block makes them unknown.
+    /// Nested blocks of one type. A `dynamic "name"` block is expanded when its
+    /// `for_each` evaluates, and makes them unknown when it does not. An attribute of
+    /// that name holding an object or a list of objects stands for blocks too (JSON
+    /// syntax, plan values, module inputs).
     pub fn blocks(&self, name: &str) -> Value<Vec<Block<'a>>> {
+        let Some(owner) = self.owner(name) else {
+            return Value::Absent;
+        };
+        match &owner.src {
+            Src::Body(body) => owner.body_blocks(body, name),
+            Src::Object(_) => match owner.expr(name) {
+                Some(e) => owner.blocks_from_expr(e),
+                None => Value::Absent,
+            },
+            Src::Value(m) => match m.get(name) {
+                Some(v) => owner.blocks_from_value(v.clone(), &owner.header),
+                None => Value::Absent,
+            },
+        }
+    }
+
+    fn body_blocks(&self, body: &'a Body, name: &str) -> Value<Vec<Block<'a>>> {
         let mut found = Vec::new();
-        for s in self.body {
-            let Structure::Block(b) = s else { continue };
-            if b.ident.as_str() == name {
-                found.push(Block::new(self.module, self.file, b));
-            } else if b.ident.as_str() == "dynamic"
-                && b.labels.first().is_some_and(|l| l.as_str() == name)
-            {
-                return Value::Unknown(Block::new(self.module, self.file, b).header);
+        let mut first: Option<Span> = None;
+        for s in body {
+            match s {
+                Structure::Block(b) if b.ident.as_str() == name => {
+                    let block = self.nested(b, &self.scope);
+                    first.get_or_insert_with(|| block.header.clone());
+                    found.push(block);
+                }
+                Structure::Block(b)
+                    if b.ident.as_str() == "dynamic"
+                        && b.labels.first().is_some_and(|l| l.as_str() == name) =>
+                {
+                    let header = self.nested(b, &self.scope).header;
+                    first.get_or_insert_with(|| header.clone());
+                    match self.dynamic(b, name) {
+                        Some(blocks) => found.extend(blocks),
+                        None => return Value::Unknown(header),
+                    }
+                }
+                Structure::Attribute(a) if a.key.as_str() == name => {
+                    return self.blocks_from_expr(&a.value);
+                }
+                _ => {}
             }
         }
-        match found.first() {
+        match first {
             None => Value::Absent,
-            Some(first) => {
-                let span = first.header.clone();
-                Value::Known(found, span)
+            Some(span) => Value::Known(found, span),
+        }
+    }
+
+    fn nested(&self, b: &'a EditBlock, scope: &Rc<Scope>) -> Block<'a> {
+        Block::new(
+            Rc::clone(scope),
+            TfFile {
+                id: self.file,
+                body: &b.body,
+                remap: self.remap,
+            },
+            b,
+        )
+    }
+
+    /// The blocks a `dynamic "name" { for_each, iterator, content }` makes; `None` when
+    /// its `for_each` does not evaluate.
+    fn dynamic(&self, b: &'a EditBlock, name: &str) -> Option<Vec<Block<'a>>> {
+        let each = b.body.get_attribute("for_each")?;
+        let content = b.body.get_blocks("content").next()?;
+        let iterator = match b.body.get_attribute("iterator").map(|a| &a.value) {
+            Some(Expression::Variable(v)) => v.as_str().to_string(),
+            Some(_) => return None,
+            None => name.to_string(),
+        };
+        let items: Vec<(hcl::Value, hcl::Value)> = match self.scope.eval(&each.value)? {
+            hcl::Value::Object(m) => m
+                .into_iter()
+                .map(|(k, v)| (hcl::Value::String(k), v))
+                .collect(),
+            hcl::Value::Array(a) => a
+                .into_iter()
+                .enumerate()
+                .map(|(i, v)| (hcl::Value::from(i), v))
+                .collect(),
+            _ => return None,
+        };
+        let header = self.nested(b, &self.scope).header;
+        Some(
+            items
+                .into_iter()
+                .take(1024)
+                .map(|(k, v)| {
+                    let mut obj = hcl::Map::new();
+                    obj.insert("key".to_string(), k);
+                    obj.insert("value".to_string(), v);
+                    let scope = self.scope.with(&iterator, hcl::Value::Object(obj));
+                    let mut block = self.nested(content, &scope);
+                    block.header = header.clone();
+                    block
+                })
+                .collect(),
+        )
+    }
+
+    fn blocks_from_expr(&self, e: &'a Expression) -> Value<Vec<Block<'a>>> {
+        let span = self.expr_span(e);
+        match e {
+            Expression::Object(o) => {
+                Value::Known(vec![self.child(Src::Object(o), span.clone())], span)
             }
+            Expression::Array(items)
+                if items.iter().all(|i| matches!(i, Expression::Object(_))) =>
+            {
+                let blocks = items
+                    .iter()
+                    .filter_map(|i| match i {
+                        Expression::Object(o) => {
+                            Some(self.child(Src::Object(o), self.expr_span(i)))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                Value::Known(blocks, span)
+            }
+            _ => match self.eval(e) {
+                Value::Known(v, s) => self.blocks_from_value(v, &s),
+                Value::Unknown(s) => Value::Unknown(s),
+                Value::Absent => Value::Absent,
+            },
+        }
+    }
+
+    fn blocks_from_value(&self, v: hcl::Value, span: &Span) -> Value<Vec<Block<'a>>> {
+        let one = |m| self.child(Src::Value(Rc::new(m)), span.clone());
+        match v {
+            hcl::Value::Null => Value::Absent,
+            hcl::Value::Object(m) => Value::Known(vec![one(m)], span.clone()),
+            hcl::Value::Array(items) => items
+                .into_iter()
+                .map(|i| match i {
+                    hcl::Value::Object(m) => Some(one(m)),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .map_or_else(
+                    || Value::Unknown(span.clone()),
+                    |b| Value::Known(b, span.clone()),
+                ),
+            _ => Value::Unknown(span.clone()),
         }
     }
 
     /// The first nested block of one type.
     pub fn block(&self, name: &str) -> Value<Block<'a>> {
         match self.blocks(name) {
-            Value::Known(mut v, s) => Value::Known(v.swap_remove(0), s),
+            Value::Known(mut v, s) if !v.is_empty() => Value::Known(v.swap_remove(0), s),
+            Value::Known(..) | Value::Absent => Value::Absent,
             Value::Unknown(s) => Value::Unknown(s),
+        }
+    }
+
+    /// A map of objects (`eks_managed_node_groups = { gpu = { … } }`): each entry as a
+    /// block under its key, pointing at the key where the map is written literally.
+    pub fn entries(&self, key: &str) -> Value<Vec<(String, Block<'a>)>> {
+        let Some(owner) = self.owner(key) else {
+            return Value::Absent;
+        };
+        if let Some(Expression::Object(obj)) = owner.expr(key) {
+            let span = owner.expr_span(owner.expr(key).expect("just read"));
+            let mut out = Vec::new();
+            for (k, v) in obj {
+                let name = match k {
+                    ObjectKey::Ident(i) => i.as_str().to_string(),
+                    ObjectKey::Expression(e) => match owner.eval(e) {
+                        Value::Known(hcl::Value::String(s), _) => s,
+                        _ => return Value::Unknown(span),
+                    },
+                };
+                let at = k.span().map_or_else(|| span.clone(), |r| owner.span(r));
+                let block = match v.expr() {
+                    Expression::Object(o) => owner.child(Src::Object(o), at),
+                    other => match owner.eval(other) {
+                        Value::Known(hcl::Value::Object(m), _) => {
+                            owner.child(Src::Value(Rc::new(m)), at)
+                        }
+                        Value::Absent => continue,
+                        _ => return Value::Unknown(at),
+                    },
+                };
+                out.push((name, block));
+            }
+            return Value::Known(out, span);
+        }
+        match owner.value(key) {
+            Value::Known(hcl::Value::Object(map), span) => {
+                let mut out = Vec::new();
+                for (k, v) in map {
+                    match v {
+                        hcl::Value::Object(m) => {
+                            out.push((k, owner.child(Src::Value(Rc::new(m)), span.clone())));
+                        }
+                        hcl::Value::Null => {}
+                        _ => return Value::Unknown(span),
+                    }
+                }
+                Value::Known(out, span)
+            }
+            Value::Known(_, span) | Value::Unknown(span) => Value::Unknown(span),
             Value::Absent => Value::Absent,
         }
     }
@@ -341,13 +954,6 @@ pub struct ResourceRef {
     pub rtype: String,
     pub name: String,
     pub span: Range<usize>,
-}
-
-impl ResourceRef {
-    /// `aws_instance.trainer`, as [`Resource::subject`] spells it.
-    pub fn subject(&self) -> String {
-        format!("{}.{}", self.rtype, self.name)
-    }
 }
 
 /// Every resource an expression refers to.
@@ -402,86 +1008,3 @@ pub fn string_shape(expr: &Expression) -> Option<String> {
 
 /// Stands for an interpolated value in [`string_shape`].
 pub const HOLE: char = '\u{0}';
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn body(src: &str) -> Body {
-        hcl_edit::parser::parse_body(src).unwrap()
-    }
-
-    #[test]
-    fn variables_tfvars_and_locals_evaluate() {
-        let main = body(
-            r#"
-variable "gpu_type" { default = "g5.xlarge" }
-variable "n" {}
-locals {
-  b = "${local.a}-x"
-  a = var.gpu_type
-}
-resource "aws_instance" "x" {
-  instance_type = local.a
-  other         = local.b
-  n             = var.n
-  gone          = data.aws_ami.x.id
-  nothing       = null
-}
-"#,
-        );
-        let tfvars = body("gpu_type = \"p5.48xlarge\"\nundeclared = 1\n");
-        let m = Module::new(
-            vec![TfFile {
-                id: FileId(0),
-                body: &main,
-            }],
-            &[&tfvars],
-        );
-        let r = m.resource("aws_instance", "x").unwrap();
-        assert_eq!(r.block.str("instance_type").known().unwrap(), "p5.48xlarge");
-        assert_eq!(r.block.str("other").known().unwrap(), "p5.48xlarge-x");
-        assert!(r.block.str("n").is_unknown());
-        assert!(r.block.str("gone").is_unknown());
-        assert_eq!(r.block.str("nothing"), Value::Absent);
-        assert_eq!(r.block.str("missing"), Value::Absent);
-    }
-
-    #[test]
-    fn references_find_resources_not_variables() {
-        let b = body("x = { InstanceId = aws_instance.gpu[0].id, y = var.z, d = data.a.b.c }\n");
-        let refs = references(&b.get_attribute("x").unwrap().value);
-        assert_eq!(refs.len(), 1);
-        assert_eq!(
-            (refs[0].rtype.as_str(), refs[0].name.as_str()),
-            ("aws_instance", "gpu")
-        );
-    }
-
-    #[test]
-    fn string_shapes_mark_interpolations() {
-        let b = body("a = \"arn:aws:automate:${var.region}:ec2:stop\"\n");
-        let shape = string_shape(&b.get_attribute("a").unwrap().value).unwrap();
-        assert_eq!(shape, format!("arn:aws:automate:{HOLE}:ec2:stop"));
-    }
-
-    #[test]
-    fn dynamic_blocks_are_unknown() {
-        let main = body(
-            "resource \"google_compute_instance\" \"x\" {\n  dynamic \"scheduling\" {\n    for_each = []\n  }\n}\n",
-        );
-        let m = Module::new(
-            vec![TfFile {
-                id: FileId(0),
-                body: &main,
-            }],
-            &[],
-        );
-        let r = m.resources().next().unwrap();
-        assert!(r.block.blocks("scheduling").is_unknown());
-        assert_eq!(
-            r.block.blocks("guest_accelerator").known().map(Vec::len),
-            None
-        );
-    }
-}

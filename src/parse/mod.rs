@@ -1,6 +1,7 @@
 //! Text to syntax trees that keep byte spans.
 
 pub mod hcl;
+pub mod json;
 pub mod yaml;
 
 use std::sync::Arc;
@@ -30,6 +31,19 @@ pub enum Syntax {
 pub struct Parsed {
     pub syntax: Syntax,
     pub error: Option<SyntaxError>,
+    /// For Terraform read from JSON: the body was parsed from generated HCL text, and
+    /// this maps its offsets back into the file.
+    pub remap: Option<json::Remap>,
+}
+
+impl Parsed {
+    pub fn failed(error: SyntaxError) -> Self {
+        Parsed {
+            syntax: Syntax::None,
+            error: Some(error),
+            remap: None,
+        }
+    }
 }
 
 /// Bytes to text: strips a UTF-8 BOM; text that is not UTF-8, or holds NUL bytes, is
@@ -81,24 +95,53 @@ fn visible_offset(text: &str, offset: usize) -> usize {
 }
 
 fn parse_by_kind(file: &SourceFile) -> Parsed {
+    let json = file.name.to_ascii_lowercase().ends_with(".json");
     match file.kind {
-        FileKind::Terraform | FileKind::TfVars => match hcl::parse(&file.text) {
+        FileKind::Terraform | FileKind::TfVars if !json => match hcl::parse(&file.text) {
             Ok(body) => Parsed {
                 syntax: Syntax::Hcl(body),
                 error: None,
+                remap: None,
             },
-            Err(e) => Parsed {
-                syntax: Syntax::None,
-                error: Some(e),
-            },
+            Err(e) => Parsed::failed(e),
         },
+        FileKind::Terraform => from_json(file, json::config_to_hcl),
+        FileKind::TfVars => from_json(file, json::vars_to_hcl),
+        FileKind::Plan => from_json(file, json::plan_to_hcl),
         FileKind::Yaml => {
             let stream = yaml::parse(file);
             Parsed {
                 syntax: Syntax::Yaml(stream.docs),
                 error: stream.error,
+                remap: None,
             }
         }
+    }
+}
+
+/// JSON to generated HCL, parsed with the same front end as `.tf` files.
+fn from_json(
+    file: &SourceFile,
+    convert: fn(&json::Node) -> Result<(String, json::Remap), SyntaxError>,
+) -> Parsed {
+    let generated = json::parse(&file.text).and_then(|root| convert(&root));
+    match generated {
+        Ok((text, remap)) => match hcl::parse(&text) {
+            Ok(body) => Parsed {
+                syntax: Syntax::Hcl(body),
+                error: None,
+                remap: Some(remap),
+            },
+            // Generated text that does not parse is gpulint's fault; say so plainly.
+            Err(e) => Parsed::failed(SyntaxError {
+                offset: 0,
+                message: format!(
+                    "gpulint could not read this JSON as Terraform: {}",
+                    e.message
+                ),
+            }),
+        },
+        Err(e) => Parsed::failed(e),
     }
 }
 

@@ -1,0 +1,410 @@
+//! The Terraform functions real modules use to shape GPU settings, for hcl-rs's evaluator.
+//!
+//! Only these are declared; a call to any other function does not evaluate, so its value
+//! stays unknown. `try` and `can` are not functions here: their arguments may fail, which
+//! a function cannot see, so [`super::terraform`] rewrites them before evaluation.
+
+// hcl-rs fixes the signature: every function takes its arguments by value.
+#![allow(clippy::needless_pass_by_value)]
+
+use hcl::eval::{Context, FuncArgs, FuncDef, ParamType};
+use hcl::{Map, Number, Value};
+
+type Func = fn(FuncArgs) -> Result<Value, String>;
+
+/// Declares every function gpulint evaluates.
+pub fn declare(ctx: &mut Context<'_>) {
+    let variadic: [(&str, Func); 8] = [
+        ("merge", merge),
+        ("concat", concat),
+        ("coalesce", coalesce),
+        ("format", format),
+        ("min", min),
+        ("max", max),
+        ("lookup", lookup),
+        ("join", join),
+    ];
+    for (name, f) in variadic {
+        ctx.declare_func(
+            name,
+            FuncDef::builder().variadic_param(ParamType::Any).build(f),
+        );
+    }
+    let fixed: [(&str, usize, Func); 16] = [
+        ("element", 2, element),
+        ("lower", 1, lower),
+        ("upper", 1, upper),
+        ("contains", 2, contains),
+        ("length", 1, length),
+        ("keys", 1, keys),
+        ("values", 1, values),
+        ("tomap", 1, tomap),
+        ("toset", 1, toset),
+        ("tolist", 1, tolist),
+        ("tostring", 1, tostring),
+        ("tonumber", 1, tonumber),
+        ("split", 2, split),
+        ("replace", 3, replace),
+        ("flatten", 1, flatten),
+        ("zipmap", 2, zipmap),
+    ];
+    for (name, n, f) in fixed {
+        ctx.declare_func(
+            name,
+            FuncDef::builder()
+                .params(std::iter::repeat_n(ParamType::Any, n))
+                .build(f),
+        );
+    }
+}
+
+fn string(v: &Value) -> Result<String, String> {
+    match v {
+        Value::String(s) => Ok(s.clone()),
+        Value::Number(n) => Ok(n.to_string()),
+        Value::Bool(b) => Ok(b.to_string()),
+        other => Err(format!("expected a string, found {other}")),
+    }
+}
+
+fn number(v: &Value) -> Result<f64, String> {
+    match v {
+        Value::Number(n) => n.as_f64().ok_or_else(|| "not a number".to_string()),
+        Value::String(s) => s
+            .trim()
+            .parse()
+            .map_err(|_| format!("`{s}` is not a number")),
+        other => Err(format!("expected a number, found {other}")),
+    }
+}
+
+fn list(v: &Value) -> Result<&Vec<Value>, String> {
+    match v {
+        Value::Array(a) => Ok(a),
+        other => Err(format!("expected a list, found {other}")),
+    }
+}
+
+fn object(v: &Value) -> Result<&Map<String, Value>, String> {
+    match v {
+        Value::Object(o) => Ok(o),
+        other => Err(format!("expected a map, found {other}")),
+    }
+}
+
+fn num_value(x: f64) -> Value {
+    #[allow(clippy::cast_possible_truncation)]
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        Value::Number(Number::from(x as i64))
+    } else {
+        Number::from_f64(x).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn merge(args: FuncArgs) -> Result<Value, String> {
+    let mut out = Map::new();
+    for a in args.iter() {
+        match a {
+            Value::Null => {}
+            other => {
+                for (k, v) in object(other)? {
+                    out.insert(k.clone(), v.clone());
+                }
+            }
+        }
+    }
+    Ok(Value::Object(out))
+}
+
+fn concat(args: FuncArgs) -> Result<Value, String> {
+    let mut out = Vec::new();
+    for a in args.iter() {
+        out.extend(list(a)?.iter().cloned());
+    }
+    Ok(Value::Array(out))
+}
+
+/// The first argument that is neither null nor an empty string.
+fn coalesce(args: FuncArgs) -> Result<Value, String> {
+    args.iter()
+        .find(|v| !matches!(v, Value::Null) && !matches!(v, Value::String(s) if s.is_empty()))
+        .cloned()
+        .ok_or_else(|| "no non-null, non-empty argument".into())
+}
+
+/// `%s`, `%d`, `%v` and `%%`; any other verb fails, so the value stays unknown.
+fn format(args: FuncArgs) -> Result<Value, String> {
+    let (spec, rest) = args.split_first().ok_or("format needs a format string")?;
+    let spec = string(spec)?;
+    let mut rest = rest.iter();
+    let mut out = String::new();
+    let mut chars = spec.chars();
+    while let Some(c) = chars.next() {
+        if c != '%' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('%') => out.push('%'),
+            Some('s' | 'v') => out.push_str(&string(rest.next().ok_or("too few arguments")?)?),
+            Some('d') => {
+                let n = number(rest.next().ok_or("too few arguments")?)?;
+                out.push_str(&num_value(n.trunc()).to_string());
+            }
+            _ => return Err(format!("unsupported format verb in `{spec}`")),
+        }
+    }
+    Ok(Value::String(out))
+}
+
+fn extreme(args: &FuncArgs, pick: fn(f64, f64) -> f64) -> Result<Value, String> {
+    let mut best: Option<f64> = None;
+    for a in args.iter() {
+        let x = number(a)?;
+        best = Some(best.map_or(x, |b| pick(b, x)));
+    }
+    best.map(num_value)
+        .ok_or_else(|| "needs at least one number".into())
+}
+
+fn min(args: FuncArgs) -> Result<Value, String> {
+    extreme(&args, f64::min)
+}
+
+fn max(args: FuncArgs) -> Result<Value, String> {
+    extreme(&args, f64::max)
+}
+
+/// `lookup(map, key, default)`; without a default, a missing key fails as in Terraform.
+fn lookup(args: FuncArgs) -> Result<Value, String> {
+    let [map, key, rest @ ..] = &args[..] else {
+        return Err("lookup needs a map and a key".into());
+    };
+    let key = string(key)?;
+    match (object(map)?.get(&key), rest) {
+        (Some(v), _) => Ok(v.clone()),
+        (None, [default]) => Ok(default.clone()),
+        (None, _) => Err(format!("no key `{key}`")),
+    }
+}
+
+fn join(args: FuncArgs) -> Result<Value, String> {
+    let (sep, lists) = args.split_first().ok_or("join needs a separator")?;
+    let sep = string(sep)?;
+    let mut parts = Vec::new();
+    for l in lists {
+        for item in list(l)? {
+            parts.push(string(item)?);
+        }
+    }
+    Ok(Value::String(parts.join(&sep)))
+}
+
+/// `element` wraps around, as Terraform's does.
+fn element(args: FuncArgs) -> Result<Value, String> {
+    let items = list(&args[0])?;
+    let i = number(&args[1])?;
+    if items.is_empty() || i < 0.0 {
+        return Err("element of an empty list or a negative index".into());
+    }
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let i = i as usize % items.len();
+    Ok(items[i].clone())
+}
+
+fn lower(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::String(string(&args[0])?.to_lowercase()))
+}
+
+fn upper(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::String(string(&args[0])?.to_uppercase()))
+}
+
+fn contains(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::Bool(list(&args[0])?.contains(&args[1])))
+}
+
+fn length(args: FuncArgs) -> Result<Value, String> {
+    let n = match &args[0] {
+        Value::Array(a) => a.len(),
+        Value::Object(o) => o.len(),
+        Value::String(s) => s.chars().count(),
+        other => return Err(format!("no length for {other}")),
+    };
+    Ok(Value::from(n))
+}
+
+/// Terraform orders a map's keys lexically.
+fn sorted(map: &Map<String, Value>) -> Vec<(&String, &Value)> {
+    let mut entries: Vec<_> = map.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    entries
+}
+
+fn keys(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::Array(
+        sorted(object(&args[0])?)
+            .into_iter()
+            .map(|(k, _)| Value::String(k.clone()))
+            .collect(),
+    ))
+}
+
+fn values(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::Array(
+        sorted(object(&args[0])?)
+            .into_iter()
+            .map(|(_, v)| v.clone())
+            .collect(),
+    ))
+}
+
+fn tomap(args: FuncArgs) -> Result<Value, String> {
+    object(&args[0]).map(|o| Value::Object(o.clone()))
+}
+
+/// A set keeps the first of equal items; Terraform orders string sets lexically.
+fn toset(args: FuncArgs) -> Result<Value, String> {
+    let mut out: Vec<Value> = Vec::new();
+    for v in list(&args[0])? {
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    if out.iter().all(|v| matches!(v, Value::String(_))) {
+        out.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    }
+    Ok(Value::Array(out))
+}
+
+fn tolist(args: FuncArgs) -> Result<Value, String> {
+    list(&args[0]).map(|l| Value::Array(l.clone()))
+}
+
+fn tostring(args: FuncArgs) -> Result<Value, String> {
+    match &args[0] {
+        Value::Null => Ok(Value::Null),
+        v => string(v).map(Value::String),
+    }
+}
+
+fn tonumber(args: FuncArgs) -> Result<Value, String> {
+    match &args[0] {
+        Value::Null => Ok(Value::Null),
+        v => number(v).map(num_value),
+    }
+}
+
+fn split(args: FuncArgs) -> Result<Value, String> {
+    let sep = string(&args[0])?;
+    let s = string(&args[1])?;
+    if sep.is_empty() {
+        return Err("split with an empty separator".into());
+    }
+    Ok(Value::Array(
+        s.split(sep.as_str())
+            .map(|p| Value::String(p.to_string()))
+            .collect(),
+    ))
+}
+
+/// Plain substring replacement; a `/regex/` pattern fails, so the value stays unknown.
+fn replace(args: FuncArgs) -> Result<Value, String> {
+    let s = string(&args[0])?;
+    let from = string(&args[1])?;
+    let to = string(&args[2])?;
+    if from.len() > 1 && from.starts_with('/') && from.ends_with('/') {
+        return Err("regular-expression replace is not evaluated".into());
+    }
+    if from.is_empty() {
+        return Err("replace of an empty string".into());
+    }
+    Ok(Value::String(s.replace(&from, &to)))
+}
+
+fn flatten(args: FuncArgs) -> Result<Value, String> {
+    fn walk(v: &Value, out: &mut Vec<Value>, depth: usize) -> Result<(), String> {
+        if depth > 64 {
+            return Err("lists nested too deeply".into());
+        }
+        match v {
+            Value::Array(items) => items.iter().try_for_each(|i| walk(i, out, depth + 1)),
+            other => {
+                out.push(other.clone());
+                Ok(())
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for item in list(&args[0])? {
+        walk(item, &mut out, 0)?;
+    }
+    Ok(Value::Array(out))
+}
+
+fn zipmap(args: FuncArgs) -> Result<Value, String> {
+    let keys = list(&args[0])?;
+    let values = list(&args[1])?;
+    if keys.len() != values.len() {
+        return Err("zipmap of lists of different lengths".into());
+    }
+    let mut out = Map::new();
+    for (k, v) in keys.iter().zip(values) {
+        out.insert(string(k)?, v.clone());
+    }
+    Ok(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use hcl::eval::{Context, Evaluate};
+
+    fn eval(src: &str) -> Result<hcl::Value, String> {
+        let body = hcl_edit::parser::parse_body(&format!("x = {src}\n")).unwrap();
+        let expr = hcl::Expression::from(body.get_attribute("x").unwrap().value.clone());
+        let mut ctx = Context::new();
+        super::declare(&mut ctx);
+        expr.evaluate(&ctx).map_err(|e| e.to_string())
+    }
+
+    fn ok(src: &str) -> String {
+        serde_json::to_string(&eval(src).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn functions_modules_use() {
+        assert_eq!(ok(r#"lookup({a = 1}, "b", 2)"#), "2");
+        assert!(eval(r#"lookup({a = 1}, "b")"#).is_err());
+        assert_eq!(
+            ok(r"merge({a = 1, b = 1}, null, {b = 2})"),
+            r#"{"a":1,"b":2}"#
+        );
+        assert_eq!(ok("concat([1], [2, 3])"), "[1,2,3]");
+        assert_eq!(ok("element([1, 2, 3], 4)"), "2");
+        assert_eq!(ok(r#"coalesce(null, "", "x")"#), r#""x""#);
+        assert_eq!(ok(r#"format("%s-%d%%", "p5", 48)"#), r#""p5-48%""#);
+        assert!(eval(r#"format("%08.3f", 1)"#).is_err());
+        assert_eq!(ok(r#"lower("SPOT")"#), r#""spot""#);
+        assert_eq!(ok(r#"upper("spot")"#), r#""SPOT""#);
+        assert_eq!(ok(r#"contains(["a", "b"], "b")"#), "true");
+        assert_eq!(ok(r"length({a = 1, b = 2})"), "2");
+        assert_eq!(ok("keys({b = 1, a = 2})"), r#"["a","b"]"#);
+        assert_eq!(ok("values({b = 1, a = 2})"), "[2,1]");
+        assert_eq!(ok(r#"toset(["b", "a", "b"])"#), r#"["a","b"]"#);
+        assert_eq!(ok(r#"join(",", ["a"], ["b"])"#), r#""a,b""#);
+        assert_eq!(ok(r#"split(",", "a,b")"#), r#"["a","b"]"#);
+        assert_eq!(ok(r#"replace("a-b-c", "-", "_")"#), r#""a_b_c""#);
+        assert!(eval(r#"replace("a1", "/[0-9]/", "")"#).is_err());
+        assert_eq!(ok("min(3, 1, 2)"), "1");
+        assert_eq!(ok("max(3, 1.5)"), "3");
+        assert_eq!(ok("flatten([[1], [[2]], 3])"), "[1,2,3]");
+        assert_eq!(ok(r#"zipmap(["a", "b"], [1, 2])"#), r#"{"a":1,"b":2}"#);
+        assert_eq!(ok(r#"tonumber("2")"#), "2");
+    }
+
+    #[test]
+    fn other_functions_do_not_evaluate() {
+        assert!(eval(r#"file("x")"#).is_err());
+        assert!(eval("timestamp()").is_err());
+    }
+}

@@ -1,0 +1,417 @@
+//! Public modules GPU teams call, understood offline from their documented inputs: their
+//! node groups and pools become capacity, named by the call and the input's key.
+//!
+//! - `terraform-aws-modules/eks/aws`: `eks_managed_node_groups`, `self_managed_node_groups`
+//!   and, before v21, their `*_defaults`; also the two node-group submodules called on
+//!   their own. The `karpenter` submodule makes IAM roles and a queue, no capacity: its
+//!   NodePools are Kubernetes manifests.
+//! - `terraform-google-modules/kubernetes-engine/google` and its cluster submodules:
+//!   `node_pools` and `node_pools_labels`.
+//! - `Azure/aks/azurerm`: `node_pools`, and the default pool's `agents_*` inputs.
+//!
+//! Defaults are the modules' own (EKS v21 `variables.tf`, the GKE module's `cluster.tf`
+//! lookups, the AKS module's `variables.tf`); an input gpulint cannot evaluate stays unknown.
+
+use super::azure::aks_pool;
+use super::gcp::{location_zones, pool_machine};
+use super::instance_machine;
+use super::terraform::{Block, Call};
+use crate::model::{
+    Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Value,
+    Zones,
+};
+
+/// Lowers a call of a module gpulint knows; any other source adds nothing.
+pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
+    let Some((module, sub)) = registry_address(source) else {
+        return;
+    };
+    match (module.as_str(), sub.as_str()) {
+        ("terraform-aws-modules/eks/aws", "") => eks(call, inv),
+        ("terraform-aws-modules/eks/aws", "modules/eks-managed-node-group") => {
+            let c = eks_group(&call.block, call.path.clone(), call.name, false);
+            inv.capacity.push(c);
+        }
+        ("terraform-aws-modules/eks/aws", "modules/self-managed-node-group") => {
+            let c = eks_group(&call.block, call.path.clone(), call.name, true);
+            inv.capacity.push(c);
+        }
+        ("terraform-google-modules/kubernetes-engine/google", sub)
+            if !sub.contains("autopilot") =>
+        {
+            gke(call, inv);
+        }
+        ("azure/aks/azurerm", "") => aks(call, inv),
+        _ => {}
+    }
+}
+
+/// `NAMESPACE/NAME/PROVIDER` (lower-cased) and the submodule path of a registry source, or
+/// of the GitHub repository that publishes it (`terraform-PROVIDER-NAME`).
+fn registry_address(source: &str) -> Option<(String, String)> {
+    let s = source.trim();
+    let s = s.strip_prefix("git::").unwrap_or(s);
+    let s = match s.strip_prefix("git@github.com:") {
+        Some(repo) => format!("github.com/{repo}"),
+        None => s.strip_prefix("https://").unwrap_or(s).to_string(),
+    };
+    let s = s.strip_prefix("registry.terraform.io/").unwrap_or(&s);
+    let s = s.split('?').next().unwrap_or(s);
+    let (base, sub) = s.split_once("//").unwrap_or((s, ""));
+    let base = base.trim_end_matches('/').trim_end_matches(".git");
+    let parts: Vec<&str> = base.split('/').collect();
+    let address = match parts[..] {
+        ["github.com", owner, repo] => {
+            let rest = repo.strip_prefix("terraform-")?;
+            let (provider, name) = rest.split_once('-')?;
+            format!("{owner}/{name}/{provider}")
+        }
+        [ns, name, provider] if !ns.contains('.') => format!("{ns}/{name}/{provider}"),
+        _ => return None,
+    };
+    Some((
+        address.to_ascii_lowercase(),
+        sub.trim_matches('/').to_string(),
+    ))
+}
+
+/// A value the module defaults when the input leaves it out.
+fn or_default(v: Value<u64>, default: u64, at: &Span) -> Value<u64> {
+    match v {
+        Value::Absent => Value::Known(default, at.clone()),
+        v => v,
+    }
+}
+
+fn eks(call: &Call<'_>, inv: &mut Inventory) {
+    for (input, defaults, self_managed) in [
+        (
+            "eks_managed_node_groups",
+            "eks_managed_node_group_defaults",
+            false,
+        ),
+        (
+            "self_managed_node_groups",
+            "self_managed_node_group_defaults",
+            true,
+        ),
+    ] {
+        let Value::Known(groups, _) = call.block.entries(input) else {
+            continue;
+        };
+        let defaults = call.block.block(defaults).known().cloned();
+        for (key, group) in groups {
+            let group = group.with_defaults(defaults.clone());
+            let subject = format!("{}.{input}[{key:?}]", call.path);
+            inv.capacity
+                .push(eks_group(&group, subject, &key, self_managed));
+        }
+    }
+}
+
+/// One node group of the EKS module: managed (an EKS node group) or self-managed (an
+/// auto scaling group). `key` is its key in the input map, or the call's name.
+fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> Capacity {
+    let header = g.header.clone();
+    let kind = if self_managed {
+        CapacityKind::Group
+    } else {
+        CapacityKind::NodePool
+    };
+    let mut c = Capacity::new(subject, Provider::Aws, kind, header.clone());
+    let machines = |types: Vec<String>| -> Vec<Machine> {
+        types
+            .iter()
+            .map(|t| instance_machine(Provider::Aws, t))
+            .collect()
+    };
+    c.machines = if self_managed {
+        match g.str("instance_type") {
+            Value::Absent => Value::Known(machines(vec!["m6i.large".into()]), header.clone()),
+            v => v.map(|t| machines(vec![t])),
+        }
+    } else {
+        match g.string_list("instance_types") {
+            Value::Known(t, s) if !t.is_empty() => Value::Known(machines(t), s),
+            Value::Known(_, s) | Value::Unknown(s) => Value::Unknown(s),
+            // EKS's own default when no type is given.
+            Value::Absent => Value::Known(machines(vec!["t3.medium".into()]), header.clone()),
+        }
+    };
+    let capacity_type = g.str("capacity_type");
+    c.market = if self_managed {
+        match g.block("instance_market_options") {
+            Value::Known(o, span) => match o.str("market_type") {
+                Value::Known(t, s) => Value::Known(
+                    if t == "spot" {
+                        Market::Spot
+                    } else {
+                        Market::OnDemand
+                    },
+                    s,
+                ),
+                Value::Unknown(s) => Value::Unknown(s),
+                Value::Absent => Value::Known(Market::Spot, span),
+            },
+            Value::Unknown(s) => Value::Unknown(s),
+            Value::Absent => Value::Absent,
+        }
+    } else {
+        capacity_type.clone().map(|t| match t.as_str() {
+            "SPOT" => Market::Spot,
+            "CAPACITY_BLOCK" => Market::Reserved,
+            _ => Market::OnDemand,
+        })
+    };
+    c.scale = Scale {
+        min: or_default(g.u64("min_size"), 1, &header),
+        max: or_default(g.u64("max_size"), 3, &header),
+        per_zone: None,
+    };
+    // Subnets are IDs from elsewhere: their zones are not known here.
+    c.zones = Value::Unknown(g.span_of("subnet_ids").unwrap_or_else(|| header.clone()));
+    let efa = g.bool("enable_efa_support");
+    // `enable_efa_support` adds EFA interfaces and a cluster placement group (v20+).
+    c.fast_fabric = match &efa {
+        Value::Known(true, s) => Value::Known(true, s.clone()),
+        Value::Unknown(s) => Value::Unknown(s.clone()),
+        _ => Value::Absent,
+    };
+    c.placement = match (
+        &efa,
+        &g.bool("create_placement_group"),
+        &g.span_of("placement"),
+    ) {
+        (Value::Known(true, s), _, _) | (_, Value::Known(true, s), _) => {
+            Value::Known(Placement::Cluster, s.clone())
+        }
+        (Value::Unknown(s), _, _) | (_, Value::Unknown(s), _) | (_, _, Some(s)) => {
+            Value::Unknown(s.clone())
+        }
+        _ => Value::Absent,
+    };
+    c.reserved = match &c.market {
+        Value::Known(Market::Reserved, s) => Some(s.clone()),
+        _ => g.span_of("capacity_reservation_specification"),
+    };
+    c.labels = g.string_map("labels");
+    let name = g
+        .str("name")
+        .known()
+        .cloned()
+        .unwrap_or_else(|| key.to_string());
+    let mut entries = c.labels.clone();
+    entries.extend(g.string_map("tags"));
+    if !self_managed {
+        c.labels.push((
+            "eks.amazonaws.com/nodegroup".into(),
+            name.clone(),
+            header.clone(),
+        ));
+        let ct = capacity_type
+            .known()
+            .cloned()
+            .unwrap_or_else(|| "ON_DEMAND".into());
+        c.labels
+            .push(("eks.amazonaws.com/capacityType".into(), ct, header.clone()));
+    }
+    c.role = super::role::from_entries(&entries, [key, name.as_str()], &header);
+    c
+}
+
+fn gke(call: &Call<'_>, inv: &mut Inventory) {
+    let b = &call.block;
+    // The cluster's zones: a regional cluster spreads pools over `zones` (or zones the
+    // provider picks in `region`); a zonal one over `zones`.
+    let cluster_zones = match (b.bool("regional"), b.string_list("zones"), b.str("region")) {
+        (Value::Unknown(s), _, _) => Value::Unknown(s),
+        (_, Value::Known(z, s), _) if !z.is_empty() => Value::Known(Zones::Listed(z), s),
+        (Value::Known(false, s), _, _) | (_, Value::Unknown(s), _) => Value::Unknown(s),
+        (_, _, Value::Known(r, s)) => Value::Known(location_zones(&r), s),
+        (_, _, r) => r.map(Zones::Region),
+    };
+    let Value::Known(pools, _) = b.blocks("node_pools") else {
+        return;
+    };
+    let labels = b
+        .entries("node_pools_labels")
+        .known()
+        .cloned()
+        .unwrap_or_default();
+    let labels_of = |name: &str| -> Vec<(String, String, Span)> {
+        labels
+            .iter()
+            .filter(|(k, _)| k == "all" || k == name)
+            .flat_map(|(_, block)| block_strings(block))
+            .collect()
+    };
+    for (i, pool) in pools.iter().enumerate() {
+        let name = pool
+            .str("name")
+            .known()
+            .cloned()
+            .unwrap_or_else(|| i.to_string());
+        let header = pool.header.clone();
+        let subject = format!("{}.node_pools[{name:?}]", call.path);
+        let mut c = Capacity::new(
+            subject,
+            Provider::Gcp,
+            CapacityKind::NodePool,
+            header.clone(),
+        );
+        let machine_type = match pool.str("machine_type") {
+            Value::Absent => Value::Known("e2-medium".to_string(), header.clone()),
+            m => m,
+        };
+        c.machines = pool_machine(
+            machine_type,
+            pool.str("accelerator_type"),
+            pool.u64("accelerator_count"),
+        )
+        .map(|m| vec![m]);
+        c.market = match (pool.bool("spot"), pool.bool("preemptible")) {
+            (Value::Known(true, s), _) | (_, Value::Known(true, s)) => {
+                Value::Known(Market::Spot, s)
+            }
+            (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
+            _ => Value::Absent,
+        };
+        c.zones = match pool.str("node_locations") {
+            Value::Known(z, s) if !z.trim().is_empty() => Value::Known(
+                Zones::Listed(z.split(',').map(|z| z.trim().to_string()).collect()),
+                s,
+            ),
+            Value::Unknown(s) => Value::Unknown(s),
+            _ => cluster_zones.clone(),
+        };
+        let zone_count = match c.zones.known() {
+            Some(Zones::Listed(z)) => Some(z.len() as u64),
+            _ => None,
+        };
+        let per_zone = |v: Value<u64>| match (v, zone_count) {
+            (Value::Known(n, s), Some(z)) => Value::Known(n * z, s),
+            (Value::Known(0, s), None) => Value::Known(0, s),
+            (Value::Known(_, s), None) => Value::Unknown(s),
+            (v, _) => v,
+        };
+        c.scale = match pool.bool("autoscaling") {
+            Value::Unknown(s) => Scale::unknown(s),
+            Value::Known(false, _) => {
+                let n = per_zone(or_default(pool.u64("node_count"), 1, &header));
+                Scale {
+                    min: n.clone(),
+                    max: n,
+                    per_zone: zone_count,
+                }
+            }
+            _ => match (pool.u64("total_min_count"), pool.u64("total_max_count")) {
+                (Value::Absent, Value::Absent) => Scale {
+                    min: per_zone(or_default(pool.u64("min_count"), 1, &header)),
+                    max: per_zone(or_default(pool.u64("max_count"), 100, &header)),
+                    per_zone: zone_count,
+                },
+                (min, max) => Scale {
+                    min,
+                    max,
+                    per_zone: None,
+                },
+            },
+        };
+        c.placement = match pool.str("placement_policy") {
+            Value::Known(t, s) if t == "COMPACT" => Value::Known(Placement::Cluster, s),
+            Value::Known(t, s) if !t.is_empty() => Value::Known(Placement::Spread, s),
+            Value::Unknown(s) => Value::Unknown(s),
+            _ => Value::Absent,
+        };
+        c.labels = labels_of(&name);
+        c.labels.push((
+            "cloud.google.com/gke-nodepool".into(),
+            name.clone(),
+            header.clone(),
+        ));
+        c.role = super::role::from_entries(&c.labels, [name.as_str()], &header);
+        inv.capacity.push(c);
+    }
+}
+
+/// The string entries of a block standing for a map.
+fn block_strings(b: &Block<'_>) -> Vec<(String, String, Span)> {
+    b.keys()
+        .into_iter()
+        .filter_map(|k| {
+            let v = b.str(&k);
+            Some((k, v.known()?.clone(), v.span()?.clone()))
+        })
+        .collect()
+}
+
+fn aks(call: &Call<'_>, inv: &mut Inventory) {
+    let b = &call.block;
+    if let Value::Known(pools, _) = b.entries("node_pools") {
+        for (key, pool) in pools {
+            let subject = format!("{}.node_pools[{key:?}]", call.path);
+            inv.capacity
+                .push(aks_pool(&pool, subject, &[key.as_str()], Vec::new()));
+        }
+    }
+    // The default pool, from `agents_*`: Standard_D2s_v3 unless `agents_size` says.
+    if let Value::Known(size, span) = b.str("agents_size") {
+        let subject = format!("{}.default_node_pool", call.path);
+        let mut c = Capacity::new(
+            subject,
+            Provider::Azure,
+            CapacityKind::NodePool,
+            span.clone(),
+        );
+        c.machines = Value::Known(vec![instance_machine(Provider::Azure, &size)], span.clone());
+        let autoscale = match b.bool("auto_scaling_enabled") {
+            Value::Absent => b.bool("enable_auto_scaling"),
+            v => v,
+        };
+        c.scale = match autoscale {
+            Value::Known(true, _) => Scale {
+                min: b.u64("agents_min_count"),
+                max: b.u64("agents_max_count"),
+                per_zone: None,
+            },
+            Value::Unknown(s) => Scale::unknown(s),
+            _ => Scale::fixed(or_default(b.u64("agents_count"), 2, &span)),
+        };
+        c.labels = b.string_map("agents_labels");
+        c.role = super::role::from_entries(&c.labels, ["default"], &span);
+        inv.capacity.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::registry_address;
+
+    #[test]
+    fn registry_sources() {
+        let eks = Some(("terraform-aws-modules/eks/aws".to_string(), String::new()));
+        assert_eq!(registry_address("terraform-aws-modules/eks/aws"), eks);
+        assert_eq!(
+            registry_address("registry.terraform.io/terraform-aws-modules/eks/aws"),
+            eks
+        );
+        assert_eq!(
+            registry_address(
+                "git::https://github.com/terraform-aws-modules/terraform-aws-eks.git?ref=v20.8.5"
+            ),
+            eks
+        );
+        assert_eq!(
+            registry_address("terraform-aws-modules/eks/aws//modules/karpenter")
+                .unwrap()
+                .1,
+            "modules/karpenter"
+        );
+        assert_eq!(
+            registry_address("Azure/aks/azurerm").unwrap().0,
+            "azure/aks/azurerm"
+        );
+        assert_eq!(registry_address("./modules/gpu"), None);
+        assert_eq!(registry_address("app.terraform.io/acme/gpu/aws"), None);
+    }
+}
