@@ -1008,3 +1008,223 @@ pub fn string_shape(expr: &Expression) -> Option<String> {
 
 /// Stands for an interpolated value in [`string_shape`].
 pub const HOLE: char = '\u{0}';
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(src: &str) -> Body {
+        hcl_edit::parser::parse_body(src).unwrap()
+    }
+
+    fn module<'a>(main: &'a Body, vars: &[&Body]) -> Module<'a> {
+        Module::new(
+            vec![TfFile {
+                id: FileId(0),
+                body: main,
+                remap: None,
+            }],
+            vars,
+        )
+    }
+
+    #[test]
+    fn variables_tfvars_and_locals_evaluate() {
+        let main = body(
+            r#"
+variable "gpu_type" { default = "g5.xlarge" }
+variable "n" {}
+locals {
+  b = "${local.a}-x"
+  a = var.gpu_type
+}
+resource "aws_instance" "x" {
+  instance_type = local.a
+  other         = local.b
+  n             = var.n
+  gone          = data.aws_ami.x.id
+  nothing       = null
+}
+"#,
+        );
+        let tfvars = body("gpu_type = \"p5.48xlarge\"\nundeclared = 1\n");
+        let m = module(&main, &[&tfvars]);
+        let r = m.resource("aws_instance", "x").unwrap();
+        assert_eq!(r.block.str("instance_type").known().unwrap(), "p5.48xlarge");
+        assert_eq!(r.block.str("other").known().unwrap(), "p5.48xlarge-x");
+        assert!(r.block.str("n").is_unknown());
+        assert!(r.block.str("gone").is_unknown());
+        assert_eq!(r.block.str("nothing"), Value::Absent);
+        assert_eq!(r.block.str("missing"), Value::Absent);
+    }
+
+    #[test]
+    fn try_takes_its_fallback_only_on_real_errors() {
+        let main = body(
+            r#"
+variable "known" { default = { a = 1 } }
+variable "unset" {}
+resource "x" "y" {
+  missing_key = try(var.known.b, 2)
+  present     = try(var.known.a, 2)
+  unset       = try(var.unset.a, 2)
+  can_missing = can(var.known.b)
+  can_unset   = can(var.unset.a)
+  conditional = var.known.a > 0 ? "yes" : "no"
+  for_expr    = [for k, v in var.known : "${k}=${v}"]
+  splat       = [{ n = 1 }, { n = 2 }][*].n
+  other_func  = timestamp()
+}
+"#,
+        );
+        let m = module(&main, &[]);
+        let b = m.resource("x", "y").unwrap().block;
+        assert_eq!(b.u64("missing_key").known(), Some(&2));
+        assert_eq!(b.u64("present").known(), Some(&1));
+        assert!(
+            b.u64("unset").is_unknown(),
+            "an unknown value is not an error"
+        );
+        assert_eq!(b.bool("can_missing").known(), Some(&false));
+        assert!(b.bool("can_unset").is_unknown());
+        assert_eq!(b.str("conditional").known().unwrap(), "yes");
+        assert_eq!(
+            b.string_list("for_expr").known().unwrap(),
+            &vec!["a=1".to_string()]
+        );
+        assert_eq!(
+            b.string_list("splat").known().unwrap(),
+            &vec!["1".to_string(), "2".to_string()]
+        );
+        assert!(b.str("other_func").is_unknown());
+    }
+
+    #[test]
+    fn count_and_for_each_make_keyed_instances() {
+        let main = body(
+            r#"
+variable "n" {}
+resource "a" "counted" {
+  count = 2
+  name  = "n-${count.index}"
+}
+resource "a" "each" {
+  for_each = { x = "p5.48xlarge", y = "g6.xlarge" }
+  type     = each.value
+}
+resource "a" "set" {
+  for_each = toset(["b", "a"])
+  name     = each.key
+}
+resource "a" "unknown" {
+  count = var.n
+}
+resource "a" "none" {
+  count = 0
+}
+"#,
+        );
+        let m = module(&main, &[]);
+        let subjects: Vec<String> = m.resources().map(|r| r.subject()).collect();
+        assert_eq!(
+            subjects,
+            [
+                "a.counted[0]",
+                "a.counted[1]",
+                "a.each[\"x\"]",
+                "a.each[\"y\"]",
+                "a.set[\"a\"]",
+                "a.set[\"b\"]",
+            ]
+        );
+        let y = m.resources().nth(3).unwrap();
+        assert_eq!(y.block.str("type").known().unwrap(), "g6.xlarge");
+        let c1 = m.resources().nth(1).unwrap();
+        assert_eq!(c1.block.str("name").known().unwrap(), "n-1");
+    }
+
+    #[test]
+    fn dynamic_blocks_expand_when_known() {
+        let main = body(
+            r#"
+variable "types" {}
+resource "r" "known" {
+  dynamic "override" {
+    for_each = ["g6.12xlarge", "g6e.12xlarge"]
+    iterator = t
+    content { instance_type = t.value }
+  }
+}
+resource "r" "unknown" {
+  dynamic "override" {
+    for_each = var.types
+    content { instance_type = override.value }
+  }
+}
+"#,
+        );
+        let m = module(&main, &[]);
+        let known = m.resource("r", "known").unwrap();
+        let types: Vec<String> = known
+            .block
+            .blocks("override")
+            .known()
+            .unwrap()
+            .iter()
+            .map(|b| b.str("instance_type").known().unwrap().clone())
+            .collect();
+        assert_eq!(types, ["g6.12xlarge", "g6e.12xlarge"]);
+        let unknown = m.resource("r", "unknown").unwrap();
+        assert!(unknown.block.blocks("override").is_unknown());
+    }
+
+    #[test]
+    fn objects_stand_for_blocks_and_defaults_fill_gaps() {
+        let main = body(
+            r#"
+locals { from_var = { gpu = { min_size = 2 } } }
+module "eks" {
+  source   = "x"
+  defaults = { min_size = 0, max_size = 9 }
+  literal  = { gpu = { min_size = 1 }, cpu = { max_size = 3 } }
+  computed = local.from_var
+  list     = [{ name = "a" }, { name = "b" }]
+}
+"#,
+        );
+        let m = module(&main, &[]);
+        let call = m.calls().next().unwrap();
+        assert_eq!(call.path, "module.eks");
+        let defaults = call.block.block("defaults").known().cloned();
+        let groups = call.block.entries("literal").known().unwrap().clone();
+        let gpu = groups[0].1.clone().with_defaults(defaults.clone());
+        assert_eq!(gpu.u64("min_size").known(), Some(&1));
+        assert_eq!(gpu.u64("max_size").known(), Some(&9));
+        let cpu = groups[1].1.clone().with_defaults(defaults);
+        assert_eq!(cpu.u64("min_size").known(), Some(&0));
+        // A literal entry points at its key.
+        assert_eq!(&main.to_string()[gpu.header.range.clone()], "gpu");
+        let computed = call.block.entries("computed").known().unwrap().clone();
+        assert_eq!(computed[0].1.u64("min_size").known(), Some(&2));
+        let list = call.block.blocks("list").known().unwrap().clone();
+        assert_eq!(list[1].str("name").known().unwrap(), "b");
+    }
+
+    #[test]
+    fn references_find_resources_not_variables() {
+        let b = body("x = { InstanceId = aws_instance.gpu[0].id, y = var.z, d = data.a.b.c }\n");
+        let refs = references(&b.get_attribute("x").unwrap().value);
+        assert_eq!(refs.len(), 1);
+        assert_eq!(
+            (refs[0].rtype.as_str(), refs[0].name.as_str()),
+            ("aws_instance", "gpu")
+        );
+    }
+
+    #[test]
+    fn string_shapes_mark_interpolations() {
+        let b = body("a = \"arn:aws:automate:${var.region}:ec2:stop\"\n");
+        let shape = string_shape(&b.get_attribute("a").unwrap().value).unwrap();
+        assert_eq!(shape, format!("arn:aws:automate:{HOLE}:ec2:stop"));
+    }
+}

@@ -1,0 +1,104 @@
+//! Terraform as real repositories hold it: plan JSON against its configuration, local
+//! modules outside the named paths, public modules.
+
+mod common;
+
+use common::{json, run};
+
+/// `(rule, subject, message)` of every finding, sorted.
+fn findings(args: &[&str]) -> Vec<(String, String, String)> {
+    let out = run(&[&["check", "--format", "json"], args].concat());
+    let v = json(&out);
+    let mut found: Vec<(String, String, String)> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["subject"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn plan_json_gives_the_findings_of_its_configuration() {
+    let source = findings(&["tests/data/plan/config"]);
+    let plan = findings(&["tests/data/plan/plan.json"]);
+    assert_eq!(source.len(), 3, "{source:#?}");
+    assert_eq!(plan, source);
+    let subjects: Vec<&str> = plan.iter().map(|f| f.1.as_str()).collect();
+    assert!(subjects.contains(&"module.serve.aws_eks_node_group.this"));
+    assert!(subjects.contains(&"aws_eks_node_group.gpu[\"h100\"]"));
+}
+
+#[test]
+fn plan_findings_point_into_the_plan_at_the_value() {
+    let out = run(&["check", "--format", "json", "tests/data/plan/plan.json"]);
+    let text =
+        std::fs::read_to_string(format!("{}/tests/data/plan/plan.json", common::ROOT)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for f in json(&out)["findings"].as_array().unwrap() {
+        assert_eq!(f["file"], "tests/data/plan/plan.json");
+        let line = lines[usize::try_from(f["line"].as_u64().unwrap()).unwrap() - 1];
+        match f["rule"].as_str().unwrap() {
+            "gpu-pool-never-scales-to-zero" => assert!(line.contains("\"min_size\""), "{line}"),
+            "missing-auto-shutdown" => {
+                assert!(
+                    line.contains("\"address\": \"aws_instance.notebook[0]\""),
+                    "{line}"
+                );
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+}
+
+#[test]
+fn a_named_root_file_brings_in_its_local_modules() {
+    // As pre-commit names one changed file: the module it calls lies outside the run.
+    let found = findings(&["tests/data/plan/config/main.tf"]);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.1 == "module.serve.aws_eks_node_group.this"),
+        "{found:#?}"
+    );
+    let out = run(&[
+        "check",
+        "--format",
+        "json",
+        "tests/data/plan/config/main.tf",
+    ]);
+    let files: Vec<String> = json(&out)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    assert!(files.contains(&"tests/data/plan/config/modules/pool/main.tf".to_string()));
+}
+
+#[test]
+fn a_module_linted_alone_is_judged_on_its_defaults() {
+    // min_size defaults to 0 and instance_type has no value: nothing to say.
+    assert_eq!(findings(&["tests/data/plan/config/modules/pool"]), []);
+}
+
+#[test]
+fn a_called_module_is_not_also_judged_on_its_defaults() {
+    let found = findings(&["fixtures/gpu-pool-never-scales-to-zero/fires/local-module"]);
+    let subjects: Vec<&str> = found.iter().map(|f| f.1.as_str()).collect();
+    assert_eq!(
+        subjects,
+        [
+            "module.inference.aws_eks_node_group.this",
+            "module.pool[\"a100\"].aws_eks_node_group.this",
+            "module.pool[\"h100\"].aws_eks_node_group.this",
+        ]
+    );
+}
