@@ -58,6 +58,13 @@ pub fn discover(
         }
     };
 
+    // Helm charts whose templates were skipped, with how many files each.
+    let mut charts: Vec<(PathBuf, usize)> = Vec::new();
+    let mut skip_chart = |chart: PathBuf| match charts.iter_mut().find(|(c, _)| *c == chart) {
+        Some((_, n)) => *n += 1,
+        None => charts.push((chart, 1)),
+    };
+
     for path in paths {
         if path.as_os_str() == "-" {
             let name = stdin_name.unwrap_or("<stdin>").to_string();
@@ -88,6 +95,13 @@ pub fn discover(
                 });
             for entry in walk {
                 match entry {
+                    Ok(e)
+                        if e.file_type().is_file()
+                            && FileKind::from_path(e.path()).is_some()
+                            && helm_chart(e.path()).is_some() =>
+                    {
+                        skip_chart(helm_chart(e.path()).expect("just checked"));
+                    }
                     Ok(e) if e.file_type().is_file() => {
                         // Plan JSON is read when named: a folder holds many other `.json`.
                         if let Some(kind) =
@@ -100,6 +114,8 @@ pub fn discover(
                     Err(e) => found.notes.push(format!("skipped: {e}")),
                 }
             }
+        } else if let Some(chart) = helm_chart(path) {
+            skip_chart(chart);
         } else if !excluded(path) {
             match FileKind::from_path(path) {
                 Some(kind) => add(&mut found, file_input(path, kind, true, cwd.as_deref())),
@@ -110,6 +126,19 @@ pub fn discover(
                 )),
             }
         }
+    }
+
+    for (chart, n) in charts {
+        let chart = display_name(&chart, cwd.as_deref());
+        found.notes.push(format!(
+            "skipped the Helm chart `{chart}` ({}): templates are not YAML until rendered; \
+             lint them with `helm template {chart} | gpulint check -`",
+            if n == 1 {
+                "1 template".to_string()
+            } else {
+                format!("{n} templates")
+            }
+        ));
     }
 
     // Complete the Terraform module of every named .tf/.tfvars file.
@@ -143,6 +172,26 @@ pub fn discover(
         }
     }
     Ok(found)
+}
+
+/// The Helm chart a file is a template of: under `templates/` of a folder holding
+/// `Chart.yaml`.
+fn helm_chart(path: &Path) -> Option<PathBuf> {
+    let mut dir = path.parent()?;
+    loop {
+        if dir.file_name().is_some_and(|n| n == "templates") {
+            let chart = dir.parent()?;
+            let root = if chart.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                chart
+            };
+            if root.join("Chart.yaml").is_file() || root.join("Chart.yml").is_file() {
+                return Some(chart.to_path_buf());
+            }
+        }
+        dir = dir.parent()?;
+    }
 }
 
 /// Files Terraform loads from a module folder by itself.

@@ -119,6 +119,8 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
         parsed.push(p);
     }
     load_local_modules(&mut db, &mut parsed, cwd.as_deref());
+    let mut notes = found.notes;
+    notes.extend(skip_templates(&db, &mut parsed));
 
     let model = lower::lower(&db, &parsed, &var_files);
     let mut findings = filter::finish(
@@ -136,8 +138,42 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
     Ok(Outcome {
         db,
         findings,
-        notes: found.notes,
+        notes,
     })
+}
+
+/// YAML that does not parse because it is a template (Go or Helm `{{ … }}`, Terraform
+/// `templatefile` `${ … }`) is not a broken file: it is skipped with one note for all.
+fn skip_templates(db: &SourceDb, parsed: &mut [Parsed]) -> Option<String> {
+    let mut skipped = Vec::new();
+    for (id, file) in db.iter() {
+        let p = &mut parsed[id.0 as usize];
+        let Some(e) = &p.error else { continue };
+        if file.kind != FileKind::Yaml {
+            continue;
+        }
+        let line = file.line_index(e.offset);
+        let text = &file.text[file.line_start(line)..file.line_end(line)];
+        let templated = |t: &str| t.contains("{{") || t.contains("${") || t.contains("%{");
+        let starts_templated = file.text.lines().any(|l| {
+            ["{{", "${", "%{"]
+                .iter()
+                .any(|m| l.trim_start().starts_with(m))
+        });
+        if templated(text) || starts_templated {
+            *p = Parsed::skipped();
+            skipped.push(file.name.clone());
+        }
+    }
+    let (first, rest) = skipped.split_first()?;
+    let more = match rest.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "skipped `{first}`{more}: templates (`{{{{ … }}}}`, `${{ … }}`) are not YAML until \
+         rendered; lint the rendered output through stdin"
+    ))
 }
 
 /// How many rounds of module calls are followed to read modules outside the named paths.

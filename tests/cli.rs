@@ -696,3 +696,47 @@ fn config_sets_rule_options_and_rejects_unknown_keys() {
         "{err}"
     );
 }
+
+#[test]
+fn helm_charts_and_templates_are_skipped_with_one_note_each() {
+    let out = run(&["check", "--format", "compact", "tests/data/helm"]);
+    let err = stderr(&out);
+    let notes: Vec<&str> = err.lines().collect();
+    assert_eq!(notes.len(), 2, "{err}");
+    assert!(notes[0].contains("skipped the Helm chart `tests/data/helm/chart` (2 templates)"));
+    assert!(notes[0].contains("helm template tests/data/helm/chart | gpulint check -"));
+    assert!(notes[1].contains("skipped `tests/data/helm/go-template.yaml`"));
+    let text = stdout(&out);
+    assert!(!text.contains("parse-error"), "{text}");
+    // The rendered manifest beside the chart is still linted.
+    assert!(
+        text.contains("tests/data/helm/rendered.yaml:23:31"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_named_helm_template_is_skipped_too() {
+    let out = run(&["check", "tests/data/helm/chart/templates/deployment.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stderr(&out).contains("skipped the Helm chart `tests/data/helm/chart` (1 template)"));
+}
+
+#[test]
+fn rendered_helm_output_is_linted_from_stdin() {
+    let rendered = std::fs::read(format!("{ROOT}/tests/data/helm/rendered.yaml")).unwrap();
+    let out = gpulint(
+        &[
+            "check",
+            "--format",
+            "compact",
+            "--stdin-filename",
+            "vllm.yaml",
+            "-",
+        ],
+        std::path::Path::new(ROOT),
+        Some(&rendered),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).starts_with("vllm.yaml:23:31: warning [missing-shm]"));
+}

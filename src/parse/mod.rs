@@ -37,6 +37,15 @@ pub struct Parsed {
 }
 
 impl Parsed {
+    /// A file left unread on purpose: no syntax, no error.
+    pub fn skipped() -> Self {
+        Parsed {
+            syntax: Syntax::None,
+            error: None,
+            remap: None,
+        }
+    }
+
     pub fn failed(error: SyntaxError) -> Self {
         Parsed {
             syntax: Syntax::None,

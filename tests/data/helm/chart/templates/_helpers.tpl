@@ -1,0 +1,1 @@
+{{- define "vllm.name" -}}{{ .Chart.Name }}{{- end -}}
