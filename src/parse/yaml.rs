@@ -158,6 +158,115 @@ struct Loader<'a> {
 }
 
 pub fn parse(file: &SourceFile) -> YamlStream {
+    let stream = parse_text(file);
+    // Kubernetes' YAML reader (go-yaml) and PyYAML accept a flow collection whose lines
+    // sit at or left of its block's indentation; saphyr does not. Read such a file again
+    // with those collections on one line: every byte keeps its offset.
+    if stream
+        .error
+        .as_ref()
+        .is_some_and(|e| e.message.contains("indentation"))
+        && let Some(flat) = flatten_flow(&file.text)
+    {
+        let flat = SourceFile::new(file.name.clone(), None, file.kind, flat.into(), false);
+        let retry = parse_text(&flat);
+        if retry.error.is_none() {
+            return retry;
+        }
+    }
+    stream
+}
+
+/// The text with every line break inside a flow collection (`[…]`, `{…}`) turned into a
+/// space, and comments there blanked. `None` when there is none to change.
+fn flatten_flow(text: &str) -> Option<String> {
+    let mut out = text.as_bytes().to_vec();
+    let b = text.as_bytes();
+    let mut changed = false;
+    let mut depth = 0usize;
+    // Indentation of a line that opened a block scalar (`|`, `>`): deeper lines are text.
+    let mut block_scalar: Option<usize> = None;
+    let mut i = 0;
+    while i < b.len() {
+        let line_start = i == 0 || b[i - 1] == b'\n';
+        if line_start && depth == 0 {
+            let indent = b[i..].iter().take_while(|c| **c == b' ').count();
+            let blank = matches!(b.get(i + indent), None | Some(b'\n' | b'\r' | b'#'));
+            match block_scalar {
+                Some(n) if indent > n || blank => {
+                    i = b[i..]
+                        .iter()
+                        .position(|c| *c == b'\n')
+                        .map_or(b.len(), |p| i + p + 1);
+                    continue;
+                }
+                _ => block_scalar = None,
+            }
+            let end = b[i..]
+                .iter()
+                .position(|c| *c == b'\n')
+                .map_or(b.len(), |p| i + p);
+            let line = text[i..end].trim_end();
+            let line = line.split(" #").next().unwrap_or(line).trim_end();
+            if line
+                .trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit())
+                .ends_with(['|', '>'])
+                && (line.contains(": ") || line.trim_start().starts_with("- "))
+            {
+                block_scalar = Some(indent);
+            }
+        }
+        let prev = b[..i]
+            .iter()
+            .rev()
+            .find(|c| **c != b' ' && **c != b'\t')
+            .copied();
+        let token_start = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',');
+        match b[i] {
+            b'#' if token_start => {
+                // A comment: to the end of the line, blanked inside a flow collection.
+                while i < b.len() && b[i] != b'\n' {
+                    if depth > 0 {
+                        out[i] = b' ';
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            q @ (b'"' | b'\'') if token_start || matches!(prev, Some(b':')) => {
+                i += 1;
+                while i < b.len() {
+                    if q == b'"' && b[i] == b'\\' {
+                        i += 2;
+                        continue;
+                    }
+                    if b[i] == q {
+                        if q == b'\'' && b.get(i + 1) == Some(&b'\'') {
+                            i += 2;
+                            continue;
+                        }
+                        break;
+                    }
+                    i += 1;
+                }
+            }
+            b'[' | b'{' if depth > 0 || matches!(prev, None | Some(b':' | b'-' | b'?' | b'\n')) => {
+                depth += 1;
+            }
+            b']' | b'}' if depth > 0 => depth -= 1,
+            b'\n' | b'\r' if depth > 0 => {
+                out[i] = b' ';
+                changed = true;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    // Only ASCII bytes were replaced by ASCII spaces: still UTF-8.
+    changed.then(|| String::from_utf8(out).expect("ASCII for ASCII"))
+}
+
+fn parse_text(file: &SourceFile) -> YamlStream {
     let mut loader = Loader {
         file,
         stack: Vec::new(),
@@ -442,6 +551,35 @@ mod tests {
         }
         let (_, s) = load(&text);
         assert!(s.error.unwrap().message.contains("alias bomb"));
+    }
+
+    #[test]
+    fn flow_collections_left_of_their_block_parse_as_go_yaml_reads_them() {
+        let text = "spec:\n  requirements:\n    - key: family\n      values: [\n        \"c5d\", # local NVMe\n        \"m5d\"\n      ]\n    - key: gen\n      script: |\n        [ -f x ] && echo\n";
+        let (f, s) = load(text);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let reqs = s.docs[0]
+            .root
+            .get("spec")
+            .unwrap()
+            .get("requirements")
+            .unwrap();
+        let YamlValue::Seq(items) = &reqs.value else {
+            panic!("{reqs:?}")
+        };
+        let values = items[0].get("values").unwrap();
+        let YamlValue::Seq(v) = &values.value else {
+            panic!()
+        };
+        // Spans still point into the file as written.
+        assert_eq!(f.line_col(v[1].span.start), (6, 9));
+        assert_eq!(
+            items[1].get("script").unwrap().as_str(),
+            Some("[ -f x ] && echo\n")
+        );
+        // A file that is wrong for every reader still fails.
+        let (_, bad) = load("a:\n  - b\n - c\n");
+        assert!(bad.error.is_some());
     }
 
     #[test]
