@@ -128,7 +128,13 @@ pub fn module_sources(body: &Body) -> impl Iterator<Item = &str> {
 /// What module lowering needs from the whole run.
 struct Tree<'p> {
     folders: BTreeMap<String, Vec<TfFile<'p>>>,
+    /// Module instances left to evaluate: `for_each` calls nested in `for_each` calls
+    /// multiply, and a run must end.
+    budget: std::cell::Cell<usize>,
 }
+
+/// How many called-module instances one run evaluates at most.
+const MODULE_BUDGET: usize = 4096;
 
 /// How deep module calls may nest before gpulint stops following them.
 const MAX_MODULE_DEPTH: usize = 16;
@@ -154,9 +160,10 @@ fn lower_module(
             continue;
         }
         let target = join_source(dir, source);
-        if chain.len() >= MAX_MODULE_DEPTH || chain.contains(&target) {
+        if chain.len() >= MAX_MODULE_DEPTH || chain.contains(&target) || tree.budget.get() == 0 {
             continue;
         }
+        tree.budget.set(tree.budget.get() - 1);
         let Some(files) = tree.folders.get(&target) else {
             continue;
         };
@@ -170,13 +177,14 @@ fn lower_module(
                     "source" | "version" | "count" | "for_each" | "providers" | "depends_on"
                 )
             })
-            .filter_map(|n| {
+            .map(|n| {
                 let input = match call.block.value(&n) {
                     Value::Known(v, _) => Input::Known(v),
                     Value::Unknown(_) => Input::Unknown,
-                    Value::Absent => return None,
+                    // The key is written, so its value is `null`.
+                    Value::Absent => Input::Known(hcl::Value::Null),
                 };
-                Some((n, input))
+                (n, input)
             })
             .collect();
         let child = Module::called(files.clone(), inputs, format!("{}.", call.path));
@@ -258,6 +266,7 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
                 )
             })
             .collect(),
+        budget: std::cell::Cell::new(MODULE_BUDGET),
     };
     // A folder another folder of the run calls is judged through its calls, with the
     // caller's inputs, not on its own defaults.

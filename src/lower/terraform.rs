@@ -215,7 +215,9 @@ impl<'a> Module<'a> {
         let empty = Scope::new(HashSet::new());
         let mut vars = hcl::Map::new();
         let mut unknown = HashSet::new();
-        let mut declared = Vec::new();
+        // Declared variables, and whether each takes `null` from a caller as "use the
+        // default" (`nullable = false`).
+        let mut declared: Vec<(String, bool)> = Vec::new();
         for block in files.iter().flat_map(|f| f.body.get_blocks("variable")) {
             let Some(name) = block.labels.first().map(|l| l.as_str().to_string()) else {
                 continue;
@@ -233,15 +235,19 @@ impl<'a> Module<'a> {
                     unknown.insert(format!("var.{name}"));
                 }
             }
-            declared.push(name);
+            let not_nullable = block
+                .body
+                .get_attribute("nullable")
+                .and_then(|n| empty.eval(&n.value))
+                == Some(hcl::Value::Bool(false));
+            declared.push((name, not_nullable));
         }
         for (name, input) in inputs {
-            if !declared.contains(&name) {
+            let Some(&(_, not_nullable)) = declared.iter().find(|(d, _)| *d == name) else {
                 continue;
-            }
+            };
             match input {
-                // `null` from a caller means "use the default".
-                Input::Known(hcl::Value::Null) => {}
+                Input::Known(hcl::Value::Null) if not_nullable => {}
                 Input::Known(v) => {
                     unknown.remove(&format!("var.{name}"));
                     vars.insert(name, v);
@@ -1056,6 +1062,46 @@ resource "aws_instance" "x" {
         assert!(r.block.str("gone").is_unknown());
         assert_eq!(r.block.str("nothing"), Value::Absent);
         assert_eq!(r.block.str("missing"), Value::Absent);
+    }
+
+    #[test]
+    fn a_caller_null_means_the_default_only_for_non_nullable_variables() {
+        let main = body(
+            r#"
+variable "plain" { default = 1 }
+variable "strict" {
+  default  = 1
+  nullable = false
+}
+variable "given" { default = 1 }
+variable "opaque" { default = 1 }
+resource "r" "x" {
+  plain  = var.plain
+  strict = var.strict
+  given  = var.given
+  opaque = var.opaque
+}
+"#,
+        );
+        let files = vec![TfFile {
+            id: FileId(0),
+            body: &main,
+            remap: None,
+        }];
+        let inputs = vec![
+            ("plain".to_string(), Input::Known(hcl::Value::Null)),
+            ("strict".to_string(), Input::Known(hcl::Value::Null)),
+            ("given".to_string(), Input::Known(hcl::Value::from(3))),
+            ("opaque".to_string(), Input::Unknown),
+            ("undeclared".to_string(), Input::Known(hcl::Value::from(3))),
+        ];
+        let m = Module::called(files, inputs, "module.m.".into());
+        let r = m.resources().next().unwrap();
+        assert_eq!(r.subject(), "module.m.r.x");
+        assert_eq!(r.block.u64("plain"), Value::Absent);
+        assert_eq!(r.block.u64("strict").known(), Some(&1));
+        assert_eq!(r.block.u64("given").known(), Some(&3));
+        assert!(r.block.u64("opaque").is_unknown());
     }
 
     #[test]
