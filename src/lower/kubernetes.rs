@@ -691,6 +691,12 @@ fn role(file: FileId, obj: &YamlNode, kind: &str, pods: &[PodShape]) -> Value<Ro
         return super::role::from_hint(n.as_str().unwrap_or_default(), span(file, n));
     }
     let whole = span(file, obj);
+    // A job that runs a fabric benchmark neither trains nor serves, whatever its kind.
+    if pods.iter().flat_map(|p| &p.containers).any(|c| {
+        super::role::is_benchmark(c.image.as_deref(), c.argv.iter().map(|(a, _)| a.as_str()))
+    }) {
+        return Value::Unknown(whole);
+    }
     if let Some(r) = kind_role(kind) {
         return Value::Known(r, whole);
     }

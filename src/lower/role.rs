@@ -35,6 +35,33 @@ const INFERENCE: &[&str] = &[
     "endpoint",
 ];
 
+/// Whether a container runs a GPU fabric benchmark (NVIDIA's nccl-tests: `all_reduce_perf`,
+/// `all_gather_perf`, …): a job that measures the network, not one that trains.
+pub fn is_benchmark<'a>(image: Option<&str>, argv: impl IntoIterator<Item = &'a str>) -> bool {
+    let nccl_test = |s: &str| s.contains("nccl-tests") || s.contains("nccl-test:");
+    image.is_some_and(nccl_test)
+        || argv.into_iter().any(|a| {
+            nccl_test(a)
+                || a.rsplit('/').next().is_some_and(|bin| {
+                    bin.ends_with("_perf")
+                        && [
+                            "all_reduce",
+                            "all_gather",
+                            "alltoall",
+                            "reduce_scatter",
+                            "broadcast",
+                            "sendrecv",
+                            "reduce",
+                            "gather",
+                            "scatter",
+                            "hypercube",
+                        ]
+                        .iter()
+                        .any(|op| bin.strip_suffix("_perf") == Some(op))
+                })
+        })
+}
+
 /// Reads an explicit hint value.
 pub fn from_hint(value: &str, span: Span) -> Value<Role> {
     match value.trim().to_ascii_lowercase().as_str() {
@@ -85,6 +112,21 @@ pub fn from_words<'a>(words: impl IntoIterator<Item = &'a str>, span: &Span) -> 
 mod tests {
     use super::*;
     use crate::source::FileId;
+
+    #[test]
+    fn nccl_tests_are_benchmarks() {
+        assert!(is_benchmark(
+            None,
+            ["/third_party/nccl-tests/build/all_gather_perf", "-b", "1K"]
+        ));
+        assert!(is_benchmark(None, ["all_reduce_perf"]));
+        assert!(is_benchmark(Some("ghcr.io/coreweave/nccl-tests:12.4"), []));
+        assert!(!is_benchmark(
+            Some("nvcr.io/nvidia/pytorch:24.05"),
+            ["torchrun", "train.py"]
+        ));
+        assert!(!is_benchmark(None, ["python", "eval_perf.py"]));
+    }
 
     #[test]
     fn words_decide_only_when_they_agree() {
