@@ -14,7 +14,8 @@ type Func = fn(FuncArgs) -> Result<Value, String>;
 
 /// Declares every function gpulint evaluates.
 pub fn declare(ctx: &mut Context<'_>) {
-    let variadic: [(&str, Func); 8] = [
+    let variadic: [(&str, Func); 9] = [
+        ("coalescelist", coalescelist),
         ("merge", merge),
         ("concat", concat),
         ("coalesce", coalesce),
@@ -30,7 +31,19 @@ pub fn declare(ctx: &mut Context<'_>) {
             FuncDef::builder().variadic_param(ParamType::Any).build(f),
         );
     }
-    let fixed: [(&str, usize, Func); 16] = [
+    let fixed: [(&str, usize, Func); 28] = [
+        ("one", 1, one),
+        ("compact", 1, compact),
+        ("distinct", 1, distinct),
+        ("sort", 1, sort),
+        ("slice", 3, slice),
+        ("trimspace", 1, trimspace),
+        ("startswith", 2, startswith),
+        ("endswith", 2, endswith),
+        ("tobool", 1, tobool),
+        ("abs", 1, abs),
+        ("ceil", 1, ceil),
+        ("floor", 1, floor),
         ("element", 2, element),
         ("lower", 1, lower),
         ("upper", 1, upper),
@@ -355,6 +368,105 @@ fn zipmap(args: FuncArgs) -> Result<Value, String> {
     Ok(Value::Object(out))
 }
 
+/// The only element of a list, `null` for an empty one; more is an error.
+fn one(args: FuncArgs) -> Result<Value, String> {
+    match &list(&args[0])?[..] {
+        [] => Ok(Value::Null),
+        [v] => Ok(v.clone()),
+        _ => Err("one() of a list with more than one element".into()),
+    }
+}
+
+fn coalescelist(args: FuncArgs) -> Result<Value, String> {
+    for a in args.iter() {
+        if !list(a)?.is_empty() {
+            return Ok(a.clone());
+        }
+    }
+    Err("no non-empty list".into())
+}
+
+fn compact(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::Array(
+        list(&args[0])?
+            .iter()
+            .filter(|v| !matches!(v, Value::Null) && !matches!(v, Value::String(s) if s.is_empty()))
+            .cloned()
+            .collect(),
+    ))
+}
+
+fn distinct(args: FuncArgs) -> Result<Value, String> {
+    let mut out: Vec<Value> = Vec::new();
+    for v in list(&args[0])? {
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    Ok(Value::Array(out))
+}
+
+fn sort(args: FuncArgs) -> Result<Value, String> {
+    let mut items: Vec<String> = list(&args[0])?
+        .iter()
+        .map(string)
+        .collect::<Result<_, _>>()?;
+    items.sort();
+    Ok(Value::Array(items.into_iter().map(Value::String).collect()))
+}
+
+fn slice(args: FuncArgs) -> Result<Value, String> {
+    let items = list(&args[0])?;
+    let index = |v: &Value| -> Result<usize, String> {
+        let n = number(v)?;
+        if n < 0.0 || n.fract() != 0.0 {
+            return Err("slice index must be a whole number".into());
+        }
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        Ok(n as usize)
+    };
+    let (from, to) = (index(&args[1])?, index(&args[2])?);
+    if from > to || to > items.len() {
+        return Err("slice out of range".into());
+    }
+    Ok(Value::Array(items[from..to].to_vec()))
+}
+
+fn trimspace(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::String(string(&args[0])?.trim().to_string()))
+}
+
+fn startswith(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::Bool(
+        string(&args[0])?.starts_with(&string(&args[1])?),
+    ))
+}
+
+fn endswith(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::Bool(string(&args[0])?.ends_with(&string(&args[1])?)))
+}
+
+fn tobool(args: FuncArgs) -> Result<Value, String> {
+    match &args[0] {
+        Value::Null => Ok(Value::Null),
+        Value::Bool(b) => Ok(Value::Bool(*b)),
+        Value::String(s) if s == "true" || s == "false" => Ok(Value::Bool(s == "true")),
+        other => Err(format!("cannot convert {other} to bool")),
+    }
+}
+
+fn abs(args: FuncArgs) -> Result<Value, String> {
+    Ok(num_value(number(&args[0])?.abs()))
+}
+
+fn ceil(args: FuncArgs) -> Result<Value, String> {
+    Ok(num_value(number(&args[0])?.ceil()))
+}
+
+fn floor(args: FuncArgs) -> Result<Value, String> {
+    Ok(num_value(number(&args[0])?.floor()))
+}
+
 #[cfg(test)]
 mod tests {
     use hcl::eval::{Context, Evaluate};
@@ -400,6 +512,17 @@ mod tests {
         assert_eq!(ok("flatten([[1], [[2]], 3])"), "[1,2,3]");
         assert_eq!(ok(r#"zipmap(["a", "b"], [1, 2])"#), r#"{"a":1,"b":2}"#);
         assert_eq!(ok(r#"tonumber("2")"#), "2");
+        assert_eq!(ok(r#"one(["us-west1-b"])"#), r#""us-west1-b""#);
+        assert_eq!(ok("one([])"), "null");
+        assert!(eval("one([1, 2])").is_err());
+        assert_eq!(ok(r#"compact(["a", "", null])"#), r#"["a"]"#);
+        assert_eq!(ok("distinct([1, 1, 2])"), "[1,2]");
+        assert_eq!(ok(r#"sort(["b", "a"])"#), r#"["a","b"]"#);
+        assert_eq!(ok("slice([1, 2, 3], 1, 3)"), "[2,3]");
+        assert_eq!(ok("coalescelist([], [1])"), "[1]");
+        assert_eq!(ok(r#"startswith("p5.48xlarge", "p5")"#), "true");
+        assert_eq!(ok(r#"tobool("true")"#), "true");
+        assert_eq!(ok("ceil(1.2) + floor(1.8) + abs(-1)"), "4");
     }
 
     #[test]
