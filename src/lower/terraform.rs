@@ -258,6 +258,17 @@ impl<'a> Module<'a> {
                 }
             }
         }
+        // A variable's type fills in the attributes its `optional(…)` leaves out.
+        for block in files.iter().flat_map(|f| f.body.get_blocks("variable")) {
+            let (Some(name), Some(ty)) = (block.labels.first(), block.body.get_attribute("type"))
+            else {
+                continue;
+            };
+            if let Some(v) = vars.get_mut(name.as_str()) {
+                let ty = hcl::Expression::from(ty.value.clone());
+                *v = with_type_defaults(std::mem::take(v), &ty, &empty, 0);
+            }
+        }
         let mut scope = Scope::new(unknown);
         scope.ctx.declare_var("var", hcl::Value::Object(vars));
         resolve_locals(&mut scope, &files);
@@ -345,6 +356,73 @@ impl<'a> Module<'a> {
     /// A block of the module's root scope, for tests and plan JSON.
     pub fn scope(&self) -> &Scope {
         &self.scope
+    }
+}
+
+/// A value as Terraform converts it to a type constraint: attributes an `object({…})`
+/// declares `optional(T, default)` are added with their default (or `null`) when absent
+/// or null, through `map`, `list`, `set` and nested objects. Anything else is unchanged.
+fn with_type_defaults(
+    v: hcl::Value,
+    ty: &hcl::Expression,
+    scope: &Scope,
+    depth: usize,
+) -> hcl::Value {
+    use hcl::Expression as E;
+    let E::FuncCall(call) = ty else { return v };
+    if depth > 32 {
+        return v;
+    }
+    let arg = call.args.first();
+    match (call.name.name.as_str(), v, arg) {
+        ("object", hcl::Value::Object(mut map), Some(E::Object(fields))) => {
+            for (key, field) in fields {
+                let key = match key {
+                    hcl::ObjectKey::Identifier(i) => i.to_string(),
+                    hcl::ObjectKey::Expression(E::String(s)) => s.clone(),
+                    _ => continue,
+                };
+                let given = map.shift_remove(&key).filter(|v| !v.is_null());
+                let value = match (field, given) {
+                    (E::FuncCall(opt), None) if opt.name.name.as_str() == "optional" => {
+                        let default = opt
+                            .args
+                            .get(1)
+                            .and_then(|d| d.evaluate(&scope.ctx).ok())
+                            .unwrap_or(hcl::Value::Null);
+                        match opt.args.first() {
+                            Some(inner) if !default.is_null() => {
+                                with_type_defaults(default, inner, scope, depth + 1)
+                            }
+                            _ => default,
+                        }
+                    }
+                    (E::FuncCall(opt), Some(v)) if opt.name.name.as_str() == "optional" => {
+                        match opt.args.first() {
+                            Some(inner) => with_type_defaults(v, inner, scope, depth + 1),
+                            None => v,
+                        }
+                    }
+                    (field, Some(v)) => with_type_defaults(v, field, scope, depth + 1),
+                    // A required attribute that is missing: leave it missing.
+                    (_, None) => continue,
+                };
+                map.insert(key, value);
+            }
+            hcl::Value::Object(map)
+        }
+        ("map", hcl::Value::Object(map), Some(inner)) => hcl::Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, with_type_defaults(v, inner, scope, depth + 1)))
+                .collect(),
+        ),
+        ("list" | "set", hcl::Value::Array(items), Some(inner)) => hcl::Value::Array(
+            items
+                .into_iter()
+                .map(|v| with_type_defaults(v, inner, scope, depth + 1))
+                .collect(),
+        ),
+        (_, v, _) => v,
     }
 }
 
@@ -1102,6 +1180,44 @@ resource "r" "x" {
         assert_eq!(r.block.u64("strict").known(), Some(&1));
         assert_eq!(r.block.u64("given").known(), Some(&3));
         assert!(r.block.u64("opaque").is_unknown());
+    }
+
+    #[test]
+    fn optional_attributes_take_their_defaults() {
+        let main = body(
+            r#"
+variable "pools" {
+  type = map(object({
+    type  = string
+    min   = optional(number, 0)
+    spot  = optional(bool)
+    extra = optional(object({ efa = optional(bool, true) }), {})
+  }))
+  default = {
+    a = { type = "p5.48xlarge" }
+    b = { type = "g6.xlarge", min = 2, spot = true, extra = { efa = false } }
+  }
+}
+resource "r" "x" {
+  for_each = var.pools
+  min      = try(each.value.min, 9)
+  spot     = each.value.spot
+  efa      = each.value.extra.efa
+}
+"#,
+        );
+        let m = module(&main, &[]);
+        let a = m.resources().next().unwrap();
+        assert_eq!(
+            a.block.u64("min").known(),
+            Some(&0),
+            "the default, not try's fallback"
+        );
+        assert_eq!(a.block.bool("spot"), Value::Absent);
+        assert_eq!(a.block.bool("efa").known(), Some(&true));
+        let b = m.resources().nth(1).unwrap();
+        assert_eq!(b.block.u64("min").known(), Some(&2));
+        assert_eq!(b.block.bool("efa").known(), Some(&false));
     }
 
     #[test]
