@@ -151,20 +151,7 @@ pub fn discover(
     dirs.sort();
     dirs.dedup();
     for dir in dirs {
-        let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            &dir
-        }) else {
-            continue;
-        };
-        let mut siblings: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-            .map(|e| dir.join(e.file_name()))
-            .filter(|p| is_module_file(p))
-            .collect();
-        siblings.sort();
+        let siblings = folder_files(&dir, is_module_file);
         for p in siblings {
             if let Some(kind) = FileKind::from_path(&p) {
                 add(&mut found, file_input(&p, kind, false, cwd.as_deref()));
@@ -213,6 +200,11 @@ pub fn is_config_file(path: &Path) -> bool {
 
 /// The configuration files of a module folder, sorted.
 pub fn module_config_files(dir: &Path) -> Vec<PathBuf> {
+    folder_files(dir, is_config_file)
+}
+
+/// The files of one folder (not its subfolders) that `keep` accepts, sorted.
+fn folder_files(dir: &Path, keep: fn(&Path) -> bool) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
@@ -224,7 +216,7 @@ pub fn module_config_files(dir: &Path) -> Vec<PathBuf> {
         .filter_map(Result::ok)
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| dir.join(e.file_name()))
-        .filter(|p| is_config_file(p))
+        .filter(|p| keep(p))
         .collect();
     files.sort();
     files

@@ -3,27 +3,7 @@
 
 mod common;
 
-use common::{json, run};
-
-/// `(rule, subject, message)` of every finding, sorted.
-fn findings(args: &[&str]) -> Vec<(String, String, String)> {
-    let out = run(&[&["check", "--format", "json"], args].concat());
-    let v = json(&out);
-    let mut found: Vec<(String, String, String)> = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["subject"].as_str().unwrap().to_string(),
-                f["message"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    found.sort();
-    found
-}
+use common::{findings, json, run};
 
 #[test]
 fn plan_json_gives_the_findings_of_its_configuration() {

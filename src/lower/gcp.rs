@@ -142,6 +142,11 @@ fn machine_with(
             Err(s) => return Value::Unknown(s),
         }
     }
+    with_gpus(name, gpus, span)
+}
+
+/// A machine type with GPUs attached to it.
+fn with_gpus(name: String, gpus: Option<GpuSet>, span: Span) -> Value<Machine> {
     Value::Known(
         Machine {
             name,
@@ -199,14 +204,7 @@ pub(super) fn pool_machine(
             Err(s) => return Value::Unknown(s),
         },
     };
-    Value::Known(
-        Machine {
-            name,
-            gpus,
-            fabric: None,
-        },
-        span,
-    )
+    with_gpus(name, gpus, span)
 }
 
 /// `us-central1-a` is a zone; `us-central1` a region: as [`Zones`].

@@ -76,3 +76,23 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     files
 }
+
+/// `(rule, subject, message)` of every finding of `gpulint check --format json ARGS`,
+/// sorted.
+pub fn findings(args: &[&str]) -> Vec<(String, String, String)> {
+    let out = run(&[&["check", "--format", "json"], args].concat());
+    let mut found: Vec<(String, String, String)> = json(&out)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["subject"].as_str().unwrap().to_string(),
+                f["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
