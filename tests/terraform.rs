@@ -82,3 +82,25 @@ fn a_called_module_is_not_also_judged_on_its_defaults() {
         ]
     );
 }
+
+#[test]
+fn a_module_no_call_reaches_is_judged_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "main.tf",
+        "variable \"pools\" {}\nmodule \"gpu\" {\n  source   = \"./gpu\"\n  for_each = var.pools\n}\n",
+    );
+    common::write(
+        dir.path(),
+        "gpu/main.tf",
+        "resource \"aws_instance\" \"trainer\" {\n  instance_type = \"p4d.24xlarge\"\n}\n",
+    );
+    let out = common::gpulint(&["check", "--format", "compact", "."], dir.path(), None);
+    assert_eq!(
+        common::stdout(&out),
+        "gpu/main.tf:1:1: warning [missing-auto-shutdown] `aws_instance.trainer` runs 8 × \
+         NVIDIA A100 40GB SXM4 (p4d.24xlarge) with no idle or scheduled stop: it bills by the \
+         hour whether it computes or not\n"
+    );
+}

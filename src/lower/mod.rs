@@ -131,6 +131,8 @@ struct Tree<'p> {
     /// Module instances left to evaluate: `for_each` calls nested in `for_each` calls
     /// multiply, and a run must end.
     budget: std::cell::Cell<usize>,
+    /// Folders evaluated through at least one call.
+    reached: std::cell::RefCell<HashSet<String>>,
 }
 
 /// How many called-module instances one run evaluates at most.
@@ -164,6 +166,7 @@ fn lower_module(
             continue;
         }
         tree.budget.set(tree.budget.get() - 1);
+        tree.reached.borrow_mut().insert(target.clone());
         let Some(files) = tree.folders.get(&target) else {
             continue;
         };
@@ -267,6 +270,7 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
             })
             .collect(),
         budget: std::cell::Cell::new(MODULE_BUDGET),
+        reached: std::cell::RefCell::default(),
     };
     // A folder another folder of the run calls is judged through its calls, with the
     // caller's inputs, not on its own defaults.
@@ -283,20 +287,38 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
                 .collect::<Vec<_>>()
         })
         .collect();
-    for (dir, folder) in &mut folders {
-        if folder.tf.is_empty() || called.contains(dir) {
-            continue;
-        }
-        folder.tfvars.sort_by_key(|(base, _)| tfvars_rank(base));
-        let mut vars: Vec<&Body> = folder
-            .tfvars
+    let mut roots: Vec<&String> = folders
+        .iter()
+        .filter(|(dir, f)| !f.tf.is_empty() && !called.contains(*dir))
+        .map(|(dir, _)| dir)
+        .collect();
+    let judge = |dir: &String, inv: &mut Inventory| {
+        let folder = &folders[dir];
+        let mut tfvars: Vec<&(String, FileId)> = folder.tfvars.iter().collect();
+        tfvars.sort_by_key(|(base, _)| tfvars_rank(base));
+        let mut vars: Vec<&Body> = tfvars
             .iter()
             .filter_map(|(_, id)| tf_file(*id).map(|f| f.body))
             .collect();
         vars.extend(&globals);
         // A file that did not parse adds nothing; it is reported as `parse-error`.
         let module = Module::new(tree.folders[dir].clone(), &vars);
-        lower_module(&module, dir, &tree, &mut vec![dir.clone()], &mut inv);
+        lower_module(&module, dir, &tree, &mut vec![dir.clone()], inv);
+    };
+    for dir in &roots {
+        judge(dir, &mut inv);
+    }
+    // A called folder no call reached (its calls have `count = 0` or an unknown
+    // `for_each`, or sit in folders outside the run) is judged on its own after all.
+    roots = folders
+        .iter()
+        .filter(|(dir, f)| {
+            !f.tf.is_empty() && called.contains(*dir) && !tree.reached.borrow().contains(*dir)
+        })
+        .map(|(dir, _)| dir)
+        .collect();
+    for dir in roots {
+        judge(dir, &mut inv);
     }
     for plan in plans {
         let module = Module::new(vec![plan], &[]);
