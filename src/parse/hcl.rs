@@ -44,7 +44,7 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
 /// Where the earlier copy of the object key at `at` starts: the nearest line above, at
 /// the same indentation, that assigns the same key. `None` when there is none such.
 fn earlier_key(text: &str, at: usize) -> Option<usize> {
-    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
     let line = &text[line_start..];
     let indent = line.len() - line.trim_start().len();
     let key: String = line
