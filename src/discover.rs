@@ -95,18 +95,14 @@ pub fn discover(
                 });
             for entry in walk {
                 match entry {
-                    Ok(e)
-                        if e.file_type().is_file()
-                            && FileKind::from_path(e.path()).is_some()
-                            && helm_chart(e.path()).is_some() =>
-                    {
-                        skip_chart(helm_chart(e.path()).expect("just checked"));
-                    }
                     Ok(e) if e.file_type().is_file() => {
-                        // Plan JSON is read when named: a folder holds many other `.json`.
-                        if let Some(kind) =
-                            FileKind::from_path(e.path()).filter(|k| *k != FileKind::Plan)
-                        {
+                        let Some(kind) = FileKind::from_path(e.path()) else {
+                            continue;
+                        };
+                        if let Some(chart) = helm_chart(e.path()) {
+                            skip_chart(chart);
+                        } else if kind != FileKind::Plan {
+                            // Plan JSON is read when named: a folder holds many other `.json`.
                             add(&mut found, file_input(e.path(), kind, true, cwd.as_deref()));
                         }
                     }

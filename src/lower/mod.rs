@@ -92,23 +92,14 @@ fn folder_of(name: &str) -> String {
         .map_or_else(String::new, |(d, _)| d.to_string())
 }
 
-/// `dir` joined with a relative module source, `..` resolved: `envs/prod` and
-/// `../../modules/gpu` give `modules/gpu`.
+/// `dir` joined with a relative module source, `..` resolved as display names resolve
+/// it: `envs/prod` and `../../modules/gpu` give `modules/gpu`; the top folder is `""`.
 pub fn join_source(dir: &str, source: &str) -> String {
-    let mut parts: Vec<&str> = dir
-        .split('/')
-        .filter(|p| !p.is_empty() && *p != ".")
-        .collect();
-    for p in source.split('/') {
-        match p {
-            "" | "." => {}
-            ".." if parts.last().is_some_and(|l| *l != "..") => {
-                parts.pop();
-            }
-            other => parts.push(other),
-        }
+    let joined = std::path::Path::new(dir).join(source);
+    match crate::discover::display_name(&joined, None) {
+        top if top == "." => String::new(),
+        name => name,
     }
-    parts.join("/")
 }
 
 /// A module source on disk: `./gpu`, `../modules/gpu`.
@@ -141,6 +132,13 @@ const MODULE_BUDGET: usize = 4096;
 /// How deep module calls may nest before gpulint stops following them.
 const MAX_MODULE_DEPTH: usize = 16;
 
+/// Lowers the resources of one module, for every provider.
+fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
+    aws::lower(module, inv);
+    gcp::lower(module, inv);
+    azure::lower(module, inv);
+}
+
 /// Lowers a module's resources, the public modules it calls, and the local modules it
 /// calls with the inputs of each call, recursively.
 fn lower_module(
@@ -150,9 +148,7 @@ fn lower_module(
     chain: &mut Vec<String>,
     inv: &mut Inventory,
 ) {
-    aws::lower(module, inv);
-    gcp::lower(module, inv);
-    azure::lower(module, inv);
+    lower_resources(module, inv);
     for call in module.calls() {
         let Some(source) = call.source.as_deref() else {
             continue;
@@ -162,14 +158,14 @@ fn lower_module(
             continue;
         }
         let target = join_source(dir, source);
+        let Some(files) = tree.folders.get(&target) else {
+            continue;
+        };
         if chain.len() >= MAX_MODULE_DEPTH || chain.contains(&target) || tree.budget.get() == 0 {
             continue;
         }
         tree.budget.set(tree.budget.get() - 1);
         tree.reached.borrow_mut().insert(target.clone());
-        let Some(files) = tree.folders.get(&target) else {
-            continue;
-        };
         let inputs = call
             .block
             .keys()
@@ -190,7 +186,7 @@ fn lower_module(
                 (n, input)
             })
             .collect();
-        let child = Module::called(files.clone(), inputs, format!("{}.", call.path));
+        let child = Module::called(files, inputs, format!("{}.", call.path));
         chain.push(target.clone());
         lower_module(&child, &target, tree, chain, inv);
         chain.pop();
@@ -302,7 +298,7 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
             .collect();
         vars.extend(&globals);
         // A file that did not parse adds nothing; it is reported as `parse-error`.
-        let module = Module::new(tree.folders[dir].clone(), &vars);
+        let module = Module::new(&tree.folders[dir], &vars);
         lower_module(&module, dir, &tree, &mut vec![dir.clone()], inv);
     };
     for dir in &roots {
@@ -321,10 +317,7 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
         judge(dir, &mut inv);
     }
     for plan in plans {
-        let module = Module::new(vec![plan], &[]);
-        aws::lower(&module, &mut inv);
-        gcp::lower(&module, &mut inv);
-        azure::lower(&module, &mut inv);
+        lower_resources(&Module::new(&[plan], &[]), &mut inv);
     }
     link(&mut inv);
     inv

@@ -176,8 +176,6 @@ struct Instance<'a> {
 
 /// The files of one folder, evaluated together.
 pub struct Module<'a> {
-    pub files: Vec<TfFile<'a>>,
-    scope: Rc<Scope>,
     /// `module.gpu["a"].`: the call chain from the root module; empty at the root.
     pub prefix: String,
     resources: Vec<Instance<'a>>,
@@ -194,7 +192,7 @@ pub enum Input {
 impl<'a> Module<'a> {
     /// A root module. `var_sources` are tfvars bodies in increasing precedence:
     /// `terraform.tfvars`, `*.auto.tfvars` by name, then `--var-file`s in order.
-    pub fn new(files: Vec<TfFile<'a>>, var_sources: &[&Body]) -> Self {
+    pub fn new(files: &[TfFile<'a>], var_sources: &[&Body]) -> Self {
         let empty = Scope::new(HashSet::new());
         let mut inputs: Vec<(String, Input)> = Vec::new();
         for body in var_sources {
@@ -211,13 +209,13 @@ impl<'a> Module<'a> {
     }
 
     /// A module called with `inputs`, named `prefix` in subjects.
-    pub fn called(files: Vec<TfFile<'a>>, inputs: Vec<(String, Input)>, prefix: String) -> Self {
+    pub fn called(files: &[TfFile<'a>], inputs: Vec<(String, Input)>, prefix: String) -> Self {
         let empty = Scope::new(HashSet::new());
         let mut vars = hcl::Map::new();
         let mut unknown = HashSet::new();
-        // Declared variables, and whether each takes `null` from a caller as "use the
-        // default" (`nullable = false`).
-        let mut declared: Vec<(String, bool)> = Vec::new();
+        // Declared variables, whether each takes `null` from a caller as "use the default"
+        // (`nullable = false`), and their type.
+        let mut declared: Vec<(String, bool, Option<&Expression>)> = Vec::new();
         for block in files.iter().flat_map(|f| f.body.get_blocks("variable")) {
             let Some(name) = block.labels.first().map(|l| l.as_str().to_string()) else {
                 continue;
@@ -240,10 +238,11 @@ impl<'a> Module<'a> {
                 .get_attribute("nullable")
                 .and_then(|n| empty.eval(&n.value))
                 == Some(hcl::Value::Bool(false));
-            declared.push((name, not_nullable));
+            let ty = block.body.get_attribute("type").map(|t| &t.value);
+            declared.push((name, not_nullable, ty));
         }
         for (name, input) in inputs {
-            let Some(&(_, not_nullable)) = declared.iter().find(|(d, _)| *d == name) else {
+            let Some(&(_, not_nullable, _)) = declared.iter().find(|(d, _, _)| *d == name) else {
                 continue;
             };
             match input {
@@ -259,23 +258,19 @@ impl<'a> Module<'a> {
             }
         }
         // A variable's type fills in the attributes its `optional(…)` leaves out.
-        for block in files.iter().flat_map(|f| f.body.get_blocks("variable")) {
-            let (Some(name), Some(ty)) = (block.labels.first(), block.body.get_attribute("type"))
-            else {
-                continue;
-            };
-            if let Some(v) = vars.get_mut(name.as_str()) {
-                let ty = hcl::Expression::from(ty.value.clone());
+        for (name, _, ty) in &declared {
+            if let (Some(ty), Some(v)) = (ty, vars.get_mut(name.as_str())) {
+                let ty = hcl::Expression::from((*ty).clone());
                 *v = with_type_defaults(std::mem::take(v), &ty, &empty, 0);
             }
         }
         let mut scope = Scope::new(unknown);
         scope.ctx.declare_var("var", hcl::Value::Object(vars));
-        resolve_locals(&mut scope, &files);
+        resolve_locals(&mut scope, files);
         let scope = Rc::new(scope);
         let mut resources = Vec::new();
         let mut calls = Vec::new();
-        for f in &files {
+        for f in files {
             for b in f.body.blocks() {
                 let into = match b.ident.as_str() {
                     "resource" => &mut resources,
@@ -286,8 +281,6 @@ impl<'a> Module<'a> {
             }
         }
         Module {
-            files,
-            scope,
             prefix,
             resources,
             calls,
@@ -351,11 +344,6 @@ impl<'a> Module<'a> {
                 block,
             })
         })
-    }
-
-    /// A block of the module's root scope, for tests and plan JSON.
-    pub fn scope(&self) -> &Scope {
-        &self.scope
     }
 }
 
@@ -1103,7 +1091,7 @@ mod tests {
 
     fn module<'a>(main: &'a Body, vars: &[&Body]) -> Module<'a> {
         Module::new(
-            vec![TfFile {
+            &[TfFile {
                 id: FileId(0),
                 body: main,
                 remap: None,
@@ -1173,7 +1161,7 @@ resource "r" "x" {
             ("opaque".to_string(), Input::Unknown),
             ("undeclared".to_string(), Input::Known(hcl::Value::from(3))),
         ];
-        let m = Module::called(files, inputs, "module.m.".into());
+        let m = Module::called(&files, inputs, "module.m.".into());
         let r = m.resources().next().unwrap();
         assert_eq!(r.subject(), "module.m.r.x");
         assert_eq!(r.block.u64("plain"), Value::Absent);
