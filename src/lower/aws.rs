@@ -130,7 +130,7 @@ fn from_template<T>(lt: &Value<Template>, f: impl FnOnce(&Template) -> Value<T>)
 }
 
 /// `instance_market_options { market_type = "spot" }`.
-fn market_options(b: &Block<'_>) -> Value<Market> {
+pub(super) fn market_options(b: &Block<'_>) -> Value<Market> {
     match b.block("instance_market_options") {
         Value::Absent => Value::Absent,
         Value::Unknown(s) => Value::Unknown(s),
@@ -251,7 +251,8 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c
 }
 
-fn reserved_market(m: &Value<Market>) -> Option<Span> {
+/// The span that says the capacity is reserved, when its market is.
+pub(super) fn reserved_market(m: &Value<Market>) -> Option<Span> {
     match m {
         Value::Known(Market::Reserved, s) => Some(s.clone()),
         _ => None,
@@ -419,11 +420,7 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
             ),
         },
     };
-    c.market = b.str("capacity_type").map(|t| match t.as_str() {
-        "SPOT" => Market::Spot,
-        "CAPACITY_BLOCK" => Market::Reserved,
-        _ => Market::OnDemand,
-    });
+    c.market = b.str("capacity_type").map(|t| capacity_type_market(&t));
     let scaling = b.block("scaling_config");
     c.scale = match &scaling {
         Value::Known(s, _) => Scale {
@@ -450,6 +447,15 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
             .push(("eks.amazonaws.com/capacityType".into(), t, s));
     }
     c
+}
+
+/// An EKS node group's `capacity_type`: `SPOT`, `CAPACITY_BLOCK` or on-demand.
+pub(super) fn capacity_type_market(t: &str) -> Market {
+    match t {
+        "SPOT" => Market::Spot,
+        "CAPACITY_BLOCK" => Market::Reserved,
+        _ => Market::OnDemand,
+    }
 }
 
 fn reservation(r: &Resource<'_>) -> Capacity {

@@ -12,6 +12,7 @@
 //! Defaults are the modules' own (EKS v21 `variables.tf`, the GKE module's `cluster.tf`
 //! lookups, the AKS module's `variables.tf`); an input gpulint cannot evaluate stays unknown.
 
+use super::aws::{capacity_type_market, market_options, reserved_market};
 use super::azure::aks_pool;
 use super::gcp::{location_zones, pool_machine};
 use super::instance_machine;
@@ -140,28 +141,9 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
     };
     let capacity_type = g.str("capacity_type");
     c.market = if self_managed {
-        match g.block("instance_market_options") {
-            Value::Known(o, span) => match o.str("market_type") {
-                Value::Known(t, s) => Value::Known(
-                    if t == "spot" {
-                        Market::Spot
-                    } else {
-                        Market::OnDemand
-                    },
-                    s,
-                ),
-                Value::Unknown(s) => Value::Unknown(s),
-                Value::Absent => Value::Known(Market::Spot, span),
-            },
-            Value::Unknown(s) => Value::Unknown(s),
-            Value::Absent => Value::Absent,
-        }
+        market_options(g)
     } else {
-        capacity_type.clone().map(|t| match t.as_str() {
-            "SPOT" => Market::Spot,
-            "CAPACITY_BLOCK" => Market::Reserved,
-            _ => Market::OnDemand,
-        })
+        capacity_type.clone().map(|t| capacity_type_market(&t))
     };
     c.scale = Scale {
         min: or_default(g.u64("min_size"), 1, &header),
@@ -190,10 +172,8 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
         }
         _ => Value::Absent,
     };
-    c.reserved = match &c.market {
-        Value::Known(Market::Reserved, s) => Some(s.clone()),
-        _ => g.span_of("capacity_reservation_specification"),
-    };
+    c.reserved =
+        reserved_market(&c.market).or_else(|| g.span_of("capacity_reservation_specification"));
     c.labels = g.string_map("labels");
     let name = g
         .str("name")
