@@ -109,20 +109,16 @@ fn machine_with(
     type_key: &str,
     count_key: &str,
 ) -> Value<Machine> {
-    let (name, span) = match b.str(machine_key) {
-        Value::Known(t, s) => (last_segment(&t).to_string(), s),
-        Value::Unknown(s) => return Value::Unknown(s),
-        Value::Absent => return Value::Absent,
+    let (attached, span) = match without_attached_gpus(b.str(machine_key)) {
+        Ok(named) => named,
+        Err(settled) => return settled,
     };
-    let attached = instance_machine(Provider::Gcp, &name);
-    if attached.gpus.is_some() {
-        return Value::Known(attached, span);
-    }
     let accelerators = match b.blocks(accel_block) {
         Value::Known(a, _) => a,
         Value::Unknown(s) => return Value::Unknown(s),
         Value::Absent => return Value::Known(attached, span),
     };
+    let name = attached.name;
     let mut gpus = None;
     for acc in accelerators {
         let (Value::Known(ty, ty_span), count) = (acc.str(type_key), acc.u64(count_key)) else {
@@ -143,6 +139,21 @@ fn machine_with(
         }
     }
     with_gpus(name, gpus, span)
+}
+
+/// A machine type, as the catalog knows it, when GPUs may still be attached to it; `Err`
+/// with the machine when that is already settled (unknown, absent, or GPUs in the type).
+fn without_attached_gpus(machine: Value<String>) -> Result<(Machine, Span), Value<Machine>> {
+    let (name, span) = match machine {
+        Value::Known(t, s) => (last_segment(&t).to_string(), s),
+        Value::Unknown(s) => return Err(Value::Unknown(s)),
+        Value::Absent => return Err(Value::Absent),
+    };
+    let attached = instance_machine(Provider::Gcp, &name);
+    if attached.gpus.is_some() {
+        return Err(Value::Known(attached, span));
+    }
+    Ok((attached, span))
 }
 
 /// A machine type with GPUs attached to it.
@@ -185,15 +196,10 @@ pub(super) fn pool_machine(
     accel_type: Value<String>,
     accel_count: Value<u64>,
 ) -> Value<Machine> {
-    let (name, span) = match machine {
-        Value::Known(t, s) => (last_segment(&t).to_string(), s),
-        Value::Unknown(s) => return Value::Unknown(s),
-        Value::Absent => return Value::Absent,
+    let (name, span) = match without_attached_gpus(machine) {
+        Ok((attached, span)) => (attached.name, span),
+        Err(settled) => return settled,
     };
-    let attached = instance_machine(Provider::Gcp, &name);
-    if attached.gpus.is_some() {
-        return Value::Known(attached, span);
-    }
     let gpus = match (accel_count, accel_type) {
         (Value::Absent | Value::Known(0, _), _) => None,
         (Value::Unknown(s), _) | (_, Value::Unknown(s)) | (Value::Known(_, s), Value::Absent) => {

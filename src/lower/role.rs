@@ -35,6 +35,20 @@ const INFERENCE: &[&str] = &[
     "endpoint",
 ];
 
+/// The collectives nccl-tests measures, each a `<op>_perf` binary.
+const NCCL_TESTS: [&str; 10] = [
+    "all_reduce",
+    "all_gather",
+    "alltoall",
+    "reduce_scatter",
+    "broadcast",
+    "sendrecv",
+    "reduce",
+    "gather",
+    "scatter",
+    "hypercube",
+];
+
 /// Whether a container runs a GPU fabric benchmark (NVIDIA's nccl-tests: `all_reduce_perf`,
 /// `all_gather_perf`, …): a job that measures the network, not one that trains.
 pub fn is_benchmark<'a>(image: Option<&str>, argv: impl IntoIterator<Item = &'a str>) -> bool {
@@ -42,23 +56,10 @@ pub fn is_benchmark<'a>(image: Option<&str>, argv: impl IntoIterator<Item = &'a 
     image.is_some_and(nccl_test)
         || argv.into_iter().any(|a| {
             nccl_test(a)
-                || a.rsplit('/').next().is_some_and(|bin| {
-                    bin.ends_with("_perf")
-                        && [
-                            "all_reduce",
-                            "all_gather",
-                            "alltoall",
-                            "reduce_scatter",
-                            "broadcast",
-                            "sendrecv",
-                            "reduce",
-                            "gather",
-                            "scatter",
-                            "hypercube",
-                        ]
-                        .iter()
-                        .any(|op| bin.strip_suffix("_perf") == Some(op))
-                })
+                || a.rsplit('/')
+                    .next()
+                    .and_then(|bin| bin.strip_suffix("_perf"))
+                    .is_some_and(|op| NCCL_TESTS.contains(&op))
         })
 }
 

@@ -536,16 +536,21 @@ impl Gen {
     }
 }
 
+/// The entries of a file that must be one JSON object, else `problem` at its start.
+fn object_root<'n>(root: &'n Node, problem: &str) -> Result<&'n [(Node, Node)], SyntaxError> {
+    match &root.v {
+        J::Obj(entries) => Ok(entries),
+        _ => Err(SyntaxError {
+            offset: root.span.start,
+            message: problem.into(),
+        }),
+    }
+}
+
 /// Configuration JSON (`.tf.json`) as HCL: resources, variables, locals and module calls.
 pub fn config_to_hcl(root: &Node) -> Result<(String, Remap), SyntaxError> {
-    if !matches!(root.v, J::Obj(_)) {
-        return Err(SyntaxError {
-            offset: root.span.start,
-            message: "a Terraform JSON file holds one JSON object".into(),
-        });
-    }
     let mut g = Gen::default();
-    for (k, v) in root.entries() {
+    for (k, v) in object_root(root, "a Terraform JSON file holds one JSON object")? {
         match k.str().unwrap_or_default() {
             "resource" => {
                 for (rtype, names) in v.entries() {
@@ -616,14 +621,8 @@ pub fn config_to_hcl(root: &Node) -> Result<(String, Remap), SyntaxError> {
 
 /// Variables JSON (`.tfvars.json`) as HCL: one attribute per variable.
 pub fn vars_to_hcl(root: &Node) -> Result<(String, Remap), SyntaxError> {
-    if !matches!(root.v, J::Obj(_)) {
-        return Err(SyntaxError {
-            offset: root.span.start,
-            message: "a variables JSON file holds one JSON object".into(),
-        });
-    }
     let mut g = Gen::default();
-    for (k, v) in root.entries() {
+    for (k, v) in object_root(root, "a variables JSON file holds one JSON object")? {
         if k.str().is_some_and(is_ident) {
             g.attribute(k, v, true);
         }
