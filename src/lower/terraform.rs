@@ -661,6 +661,18 @@ impl<'a> Block<'a> {
             .map_or_else(|| self.header.clone(), |r| self.span(r))
     }
 
+    /// The key of an object entry: a bare name, or an expression that evaluates to a
+    /// string.
+    fn object_key(&self, k: &ObjectKey) -> Option<String> {
+        match k {
+            ObjectKey::Ident(i) => Some(i.as_str().to_string()),
+            ObjectKey::Expression(e) => match self.eval(e) {
+                Value::Known(hcl::Value::String(s), _) => Some(s),
+                _ => None,
+            },
+        }
+    }
+
     /// Whether this block itself (not its defaults) sets `key`.
     fn has(&self, key: &str) -> bool {
         match &self.src {
@@ -772,13 +784,7 @@ impl<'a> Block<'a> {
             return obj
                 .iter()
                 .filter_map(|(k, v)| {
-                    let key = match k {
-                        ObjectKey::Ident(i) => i.as_str().to_string(),
-                        ObjectKey::Expression(e) => match owner.eval(e) {
-                            Value::Known(hcl::Value::String(s), _) => s,
-                            _ => return None,
-                        },
-                    };
+                    let key = owner.object_key(k)?;
                     match owner.eval(v.expr()) {
                         Value::Known(val, span) => Some((key, scalar_string(val)?, span)),
                         _ => None,
@@ -964,16 +970,12 @@ impl<'a> Block<'a> {
         let Some(owner) = self.owner(key) else {
             return Value::Absent;
         };
-        if let Some(Expression::Object(obj)) = owner.expr(key) {
-            let span = owner.expr_span(owner.expr(key).expect("just read"));
+        if let Some(map @ Expression::Object(obj)) = owner.expr(key) {
+            let span = owner.expr_span(map);
             let mut out = Vec::new();
             for (k, v) in obj {
-                let name = match k {
-                    ObjectKey::Ident(i) => i.as_str().to_string(),
-                    ObjectKey::Expression(e) => match owner.eval(e) {
-                        Value::Known(hcl::Value::String(s), _) => s,
-                        _ => return Value::Unknown(span),
-                    },
+                let Some(name) = owner.object_key(k) else {
+                    return Value::Unknown(span);
                 };
                 let at = k.span().map_or_else(|| span.clone(), |r| owner.span(r));
                 let block = match v.expr() {
