@@ -435,7 +435,7 @@ fn expand<'a>(
         if let Some(hcl::Value::Number(n)) = scope.eval(&count.value)
             && let Some(n) = n.as_u64()
         {
-            for i in 0..n.min(1024) {
+            for i in 0..n.min(MAX_INSTANCES as u64) {
                 let mut obj = hcl::Map::new();
                 obj.insert("index".to_string(), hcl::Value::from(i));
                 push(
@@ -459,18 +459,24 @@ fn expand<'a>(
                 .collect(),
             _ => return,
         };
-        for (k, v) in items.into_iter().take(1024) {
-            let mut obj = hcl::Map::new();
-            obj.insert("key".to_string(), hcl::Value::String(k.clone()));
-            obj.insert("value".to_string(), v);
-            push(
-                Some(Key::Name(k)),
-                scope.with("each", hcl::Value::Object(obj)),
-            );
+        for (k, v) in items.into_iter().take(MAX_INSTANCES) {
+            let each = key_value(hcl::Value::String(k.clone()), v);
+            push(Some(Key::Name(k)), scope.with("each", each));
         }
         return;
     }
     push(None, Rc::clone(scope));
+}
+
+/// How many instances one `count`, `for_each` or `dynamic` block makes at most.
+const MAX_INSTANCES: usize = 1024;
+
+/// `each`, or a `dynamic` block's iterator: `{ key, value }`.
+fn key_value(key: hcl::Value, value: hcl::Value) -> hcl::Value {
+    let mut obj = hcl::Map::new();
+    obj.insert("key".to_string(), key);
+    obj.insert("value".to_string(), value);
+    hcl::Value::Object(obj)
 }
 
 /// Locals may refer to each other in any order: evaluate until nothing more resolves.
@@ -838,7 +844,7 @@ impl<'a> Block<'a> {
                 {
                     let header = self.nested(b, &self.scope).header;
                     first.get_or_insert_with(|| header.clone());
-                    match self.dynamic(b, name) {
+                    match self.dynamic(b, name, &header) {
                         Some(blocks) => found.extend(blocks),
                         None => return Value::Unknown(header),
                     }
@@ -869,7 +875,7 @@ impl<'a> Block<'a> {
 
     /// The blocks a `dynamic "name" { for_each, iterator, content }` makes; `None` when
     /// its `for_each` does not evaluate.
-    fn dynamic(&self, b: &'a EditBlock, name: &str) -> Option<Vec<Block<'a>>> {
+    fn dynamic(&self, b: &'a EditBlock, name: &str, header: &Span) -> Option<Vec<Block<'a>>> {
         let each = b.body.get_attribute("for_each")?;
         let content = b.body.get_blocks("content").next()?;
         let iterator = match b.body.get_attribute("iterator").map(|a| &a.value) {
@@ -889,16 +895,12 @@ impl<'a> Block<'a> {
                 .collect(),
             _ => return None,
         };
-        let header = self.nested(b, &self.scope).header;
         Some(
             items
                 .into_iter()
-                .take(1024)
+                .take(MAX_INSTANCES)
                 .map(|(k, v)| {
-                    let mut obj = hcl::Map::new();
-                    obj.insert("key".to_string(), k);
-                    obj.insert("value".to_string(), v);
-                    let scope = self.scope.with(&iterator, hcl::Value::Object(obj));
+                    let scope = self.scope.with(&iterator, key_value(k, v));
                     let mut block = self.nested(content, &scope);
                     block.header = header.clone();
                     block
