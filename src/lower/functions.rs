@@ -278,12 +278,7 @@ fn tomap(args: FuncArgs) -> Result<Value, String> {
 
 /// A set keeps the first of equal items; Terraform orders string sets lexically.
 fn toset(args: FuncArgs) -> Result<Value, String> {
-    let mut out: Vec<Value> = Vec::new();
-    for v in list(&args[0])? {
-        if !out.contains(v) {
-            out.push(v.clone());
-        }
-    }
+    let mut out = unique(list(&args[0])?);
     if out.iter().all(|v| matches!(v, Value::String(_))) {
         out.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
     }
@@ -397,13 +392,18 @@ fn compact(args: FuncArgs) -> Result<Value, String> {
 }
 
 fn distinct(args: FuncArgs) -> Result<Value, String> {
+    Ok(Value::Array(unique(list(&args[0])?)))
+}
+
+/// The items in order, each once.
+fn unique(items: &[Value]) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
-    for v in list(&args[0])? {
+    for v in items {
         if !out.contains(v) {
             out.push(v.clone());
         }
     }
-    Ok(Value::Array(out))
+    out
 }
 
 fn sort(args: FuncArgs) -> Result<Value, String> {
