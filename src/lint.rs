@@ -155,12 +155,14 @@ fn skip_templates(db: &SourceDb, parsed: &mut [Parsed]) -> Option<String> {
         let line = file.line_index(e.offset);
         let text = &file.text[file.line_start(line)..file.line_end(line)];
         let templated = |t: &str| t.contains("{{") || t.contains("${") || t.contains("%{");
-        let starts_templated = file.text.lines().any(|l| {
-            ["{{", "${", "%{"]
-                .iter()
-                .any(|m| l.trim_start().starts_with(m))
-        });
-        if templated(text) || starts_templated {
+        let opens_a_line = || {
+            file.text.lines().any(|l| {
+                ["{{", "${", "%{"]
+                    .iter()
+                    .any(|m| l.trim_start().starts_with(m))
+            })
+        };
+        if templated(text) || opens_a_line() {
             *p = Parsed::skipped();
             skipped.push(file.name.clone());
         }
