@@ -89,7 +89,14 @@ fn a_module_no_call_reaches_is_judged_on_its_own() {
     common::write(
         dir.path(),
         "main.tf",
-        "variable \"pools\" {}\nmodule \"gpu\" {\n  source   = \"./gpu\"\n  for_each = var.pools\n}\n",
+        "variable \"pools\" {}\nmodule \"gpu\" {\n  source   = \"./gpu\"\n  for_each = var.pools\n}\n\
+         module \"off\" {\n  source = \"./off\"\n  count  = 0\n}\n",
+    );
+    // Called with a known `count = 0`: it deploys nothing, so it is not judged.
+    common::write(
+        dir.path(),
+        "off/main.tf",
+        "resource \"aws_instance\" \"idle\" {\n  instance_type = \"p5.48xlarge\"\n}\n",
     );
     common::write(
         dir.path(),

@@ -122,7 +122,8 @@ struct Tree<'p> {
     /// Module instances left to evaluate: `for_each` calls nested in `for_each` calls
     /// multiply, and a run must end.
     budget: std::cell::Cell<usize>,
-    /// Folders evaluated through at least one call.
+    /// Folders whose calls were all seen: evaluated through a call, or called with a
+    /// known `count = 0` or empty `for_each`.
     reached: std::cell::RefCell<HashSet<String>>,
 }
 
@@ -149,6 +150,13 @@ fn lower_module(
     inv: &mut Inventory,
 ) {
     lower_resources(module, inv);
+    tree.reached.borrow_mut().extend(
+        module
+            .settled_sources
+            .iter()
+            .filter(|s| is_local_source(s))
+            .map(|s| join_source(dir, s)),
+    );
     for call in module.calls() {
         let Some(source) = call.source.as_deref() else {
             continue;
@@ -165,7 +173,6 @@ fn lower_module(
             continue;
         }
         tree.budget.set(tree.budget.get() - 1);
-        tree.reached.borrow_mut().insert(target.clone());
         let inputs = call
             .block
             .keys()
@@ -304,8 +311,9 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
     for dir in &roots {
         judge(dir, &mut inv);
     }
-    // A called folder no call reached (its calls have `count = 0` or an unknown
-    // `for_each`, or sit in folders outside the run) is judged on its own after all.
+    // A called folder no call settled (its calls have an unknown `count`/`for_each`, or
+    // sit in folders not judged) is judged on its own after all. One called with a known
+    // `count = 0` is not: it deploys nothing.
     roots = folders
         .iter()
         .filter(|(dir, f)| {

@@ -180,6 +180,9 @@ pub struct Module<'a> {
     pub prefix: String,
     resources: Vec<Instance<'a>>,
     calls: Vec<Instance<'a>>,
+    /// The sources of module calls whose `count`/`for_each` is known: every instance
+    /// they make (maybe none) is in `calls`.
+    pub settled_sources: Vec<&'a str>,
 }
 
 /// What a caller gives a variable of a called module.
@@ -270,20 +273,30 @@ impl<'a> Module<'a> {
         let scope = Rc::new(scope);
         let mut resources = Vec::new();
         let mut calls = Vec::new();
+        let mut settled_sources = Vec::new();
         for f in files {
             for b in f.body.blocks() {
-                let into = match b.ident.as_str() {
-                    "resource" => &mut resources,
-                    "module" => &mut calls,
-                    _ => continue,
-                };
-                expand(*f, b, &scope, into);
+                match b.ident.as_str() {
+                    "resource" => {
+                        expand(*f, b, &scope, &mut resources);
+                    }
+                    "module" => {
+                        if expand(*f, b, &scope, &mut calls) == Expansion::Known
+                            && let Some(Expression::String(source)) =
+                                b.body.get_attribute("source").map(|a| &a.value)
+                        {
+                            settled_sources.push(source.as_str());
+                        }
+                    }
+                    _ => {}
+                }
             }
         }
         Module {
             prefix,
             resources,
             calls,
+            settled_sources,
         }
     }
 
@@ -422,7 +435,7 @@ fn expand<'a>(
     block: &'a EditBlock,
     scope: &Rc<Scope>,
     into: &mut Vec<Instance<'a>>,
-) {
+) -> Expansion {
     let mut push = |key: Option<Key>, scope: Rc<Scope>| {
         into.push(Instance {
             file,
@@ -443,8 +456,9 @@ fn expand<'a>(
                     scope.with("count", hcl::Value::Object(obj)),
                 );
             }
+            return Expansion::Known;
         }
-        return;
+        return Expansion::Unknown;
     }
     if let Some(each) = block.body.get_attribute("for_each") {
         let items: Vec<(String, hcl::Value)> = match scope.eval(&each.value) {
@@ -457,15 +471,24 @@ fn expand<'a>(
                     _ => None,
                 })
                 .collect(),
-            _ => return,
+            _ => return Expansion::Unknown,
         };
         for (k, v) in items.into_iter().take(MAX_INSTANCES) {
             let each = key_value(hcl::Value::String(k.clone()), v);
             push(Some(Key::Name(k)), scope.with("each", each));
         }
-        return;
+        return Expansion::Known;
     }
     push(None, Rc::clone(scope));
+    Expansion::Known
+}
+
+/// Whether a block's `count`/`for_each` was known, so that its instances (maybe none)
+/// are all there are.
+#[derive(PartialEq, Eq)]
+enum Expansion {
+    Known,
+    Unknown,
 }
 
 /// How many instances one `count`, `for_each` or `dynamic` block makes at most.
