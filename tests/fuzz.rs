@@ -1,0 +1,52 @@
+//! Inputs the fuzzers (fuzz/, FUZZING in BENCHMARKS.md) found to crash or hang gpulint,
+//! kept as regression tests: each goes through the binary as the fuzz target fed it
+//! (stdin, named by its extension) and must give the stated finding, not a crash.
+
+mod common;
+
+use common::{ROOT, gpulint, json};
+use std::path::Path;
+
+/// (file under tests/data/fuzz, the name it is piped in as, text of the expected finding)
+const FOUND: &[(&str, &str, &str)] = &[
+    // A 429-byte alias bomb that cloned 10⁶ nodes before the node budget stopped it: over
+    // 1 s in the fuzz build. Aliases now have a budget of their own, checked before a copy.
+    (
+        "yaml-alias-bomb.yaml",
+        "bomb.yaml",
+        "aliases copy more than 100000 nodes (alias bomb?)",
+    ),
+];
+
+#[test]
+fn inputs_the_fuzzers_found_give_a_finding_not_a_crash() {
+    let dir = Path::new(ROOT).join("tests/data/fuzz");
+    for &(file, name, expected) in FOUND {
+        let bytes = std::fs::read(dir.join(file)).unwrap();
+        let o = gpulint(
+            &["check", "--format", "json", "-", "--stdin-filename", name],
+            Path::new(ROOT),
+            Some(&bytes),
+        );
+        assert_eq!(o.status.code(), Some(1), "{file}: {o:?}");
+        let messages: Vec<String> = json(&o)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["message"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            messages.iter().any(|m| m.contains(expected)),
+            "{file}: {messages:?}"
+        );
+    }
+    // Every file there is listed, so a regression input cannot be added and forgotten.
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = FOUND.iter().map(|f| f.0.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed);
+}
