@@ -2,7 +2,6 @@
 //! tests both call [`lint`], so the CLI stays thin.
 
 use std::collections::HashSet;
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -56,7 +55,7 @@ fn pool() -> &'static rayon::ThreadPool {
 /// Runs the whole pipeline. `stdin` is read only when a path is `-`.
 /// Errors are for a run that cannot proceed (a named path that does not exist, an
 /// unreadable `--var-file`, an unknown rule); problems in files are findings.
-pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
+pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String> {
     let config = &opts.config;
     // `--select` replaces the config's selection; `--ignore` adds to its ignores.
     let select = if opts.select.is_empty() {
@@ -66,6 +65,49 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
     };
     let ignore: Vec<String> = config.ignore.iter().chain(&opts.ignore).cloned().collect();
     let selected = filter::select_rules(select, &ignore)?;
+    let Read {
+        db,
+        parsed,
+        var_files,
+        notes,
+    } = read(opts, stdin)?;
+
+    let model = lower::lower(&db, &parsed, &var_files);
+    let mut findings = filter::finish(
+        &db,
+        &parsed,
+        &selected,
+        rules::run(&model, &selected, config),
+    );
+    // A configured severity is the user's word, over the rule's own escalations too.
+    for f in &mut findings {
+        if let Some(&severity) = config.severity.get(f.rule) {
+            f.severity = severity;
+        }
+    }
+    Ok(Outcome {
+        db,
+        findings,
+        notes,
+    })
+}
+
+/// Everything a run reads before lowering: the files, parsed, with the modules they call.
+#[derive(Debug)]
+pub struct Read {
+    pub db: SourceDb,
+    /// One per file of `db`, in its order.
+    pub parsed: Vec<Parsed>,
+    /// The `--var-file`s, which are also in `db`.
+    pub var_files: Vec<FileId>,
+    /// Things skipped on the way, for stderr.
+    pub notes: Vec<String>,
+}
+
+/// Discovers, reads and parses the files of a run: the first half of [`lint`], on its own
+/// so that the benchmark can time parsing apart from linting.
+pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
+    let config = &opts.config;
     let found = discover(
         &opts.paths,
         opts.stdin_filename.as_deref(),
@@ -110,8 +152,7 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
         var_files.push(FileId(u32::try_from(inputs.len() - 1).expect("few files")));
     }
 
-    let loaded: Vec<(SourceFile, Parsed)> =
-        pool().install(|| inputs.into_par_iter().map(|(i, b)| load(i, b)).collect());
+    let loaded = load_all(inputs);
     let mut db = SourceDb::default();
     let mut parsed = Vec::with_capacity(loaded.len());
     for (file, p) in loaded {
@@ -121,23 +162,10 @@ pub fn lint(opts: &Options, stdin: impl Read) -> Result<Outcome, String> {
     load_local_modules(&mut db, &mut parsed, cwd.as_deref());
     let mut notes = found.notes;
     notes.extend(skip_templates(&db, &mut parsed));
-
-    let model = lower::lower(&db, &parsed, &var_files);
-    let mut findings = filter::finish(
-        &db,
-        &parsed,
-        &selected,
-        rules::run(&model, &selected, config),
-    );
-    // A configured severity is the user's word, over the rule's own escalations too.
-    for f in &mut findings {
-        if let Some(&severity) = config.severity.get(f.rule) {
-            f.severity = severity;
-        }
-    }
-    Ok(Outcome {
+    Ok(Read {
         db,
-        findings,
+        parsed,
+        var_files,
         notes,
     })
 }
@@ -216,14 +244,22 @@ fn load_local_modules(db: &mut SourceDb, parsed: &mut Vec<Parsed>, cwd: Option<&
         if wanted.is_empty() {
             return;
         }
-        let loaded: Vec<(SourceFile, Parsed)> =
-            pool().install(|| wanted.into_par_iter().map(|(i, b)| load(i, b)).collect());
+        let loaded = load_all(wanted);
         frontier = Vec::new();
         for (file, p) in loaded {
             frontier.push(db.add(file));
             parsed.push(p);
         }
     }
+}
+
+/// Loads files in parallel on the pool. A single file (pre-commit's usual call, a pipe)
+/// loads on the calling thread: handing it to a worker and back costs more than parsing it.
+fn load_all(inputs: Vec<(Input, Option<Vec<u8>>)>) -> Vec<(SourceFile, Parsed)> {
+    if inputs.len() == 1 {
+        return inputs.into_iter().map(|(i, b)| load(i, b)).collect();
+    }
+    pool().install(|| inputs.into_par_iter().map(|(i, b)| load(i, b)).collect())
 }
 
 /// Reads, decodes and parses one file. Never fails: problems become syntax errors.
