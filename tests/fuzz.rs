@@ -16,6 +16,13 @@ const FOUND: &[(&str, &str, &str)] = &[
         "bomb.yaml",
         "aliases copy more than 100000 nodes (alias bomb?)",
     ),
+    // A model named `Qwen2.5-144…4B`: 1.4 × 10⁷³ parameters overflowed the memory sum.
+    // A size no model has is now no size, and the sums saturate.
+    (
+        "yaml-model-size-overflow.yaml",
+        "x.yaml",
+        "runs PyTorch on 4 GPUs per pod with the container's default 64 MiB `/dev/shm`",
+    ),
 ];
 
 #[test]

@@ -337,7 +337,8 @@ impl Breakdown {
             optimizer_bytes: parts[3],
             activation_bytes: parts[4],
             overhead_bytes: parts[5],
-            total_bytes: parts.iter().sum(),
+            // Sizes from a manifest are not bounded: saturate rather than wrap.
+            total_bytes: parts.iter().fold(0, |a: u64, &b| a.saturating_add(b)),
         }
     }
 }
@@ -355,9 +356,9 @@ pub struct Estimate {
 pub fn estimate(r: &Request) -> Estimate {
     let mut notes = Vec::new();
     let gpus = r.gpus.max(1);
-    let model_parallel = f64::from(r.tp.max(1) * r.pp.max(1));
+    let model_parallel = f64::from(r.tp.max(1)) * f64::from(r.pp.max(1));
     let overhead = cuda_context_bytes();
-    let tokens = r.context.map(|c| (c * r.batch.max(1)) as f64);
+    let tokens = r.context.map(|c| c as f64 * r.batch.max(1) as f64);
     if r.spec.is_none() {
         notes.push(
             "architecture unknown (the size comes from the name or --params): KV cache and \

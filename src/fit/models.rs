@@ -141,15 +141,17 @@ fn precision_in(name: &str) -> Option<(Precision, Quant)> {
     }
 }
 
-/// A parameter count written in a name: `70B`, `1.5b`, `8x7B` (experts × size).
+/// A parameter count written in a name: `70B`, `1.5b`, `8x7B` (experts × size). A number
+/// no model has (over 100 trillion, as a fuzzer wrote `144…4B`) is not a size.
 fn size_in(name: &str) -> Option<f64> {
     let base = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
     base.split(['-', '_']).find_map(|w| {
         let w = w.strip_suffix('b')?;
-        match w.split_once('x') {
-            Some((n, size)) => Some(n.parse::<f64>().ok()? * size.parse::<f64>().ok()? * 1e9),
-            None => Some(w.parse::<f64>().ok()? * 1e9),
-        }
+        let params = match w.split_once('x') {
+            Some((n, size)) => n.parse::<f64>().ok()? * size.parse::<f64>().ok()? * 1e9,
+            None => w.parse::<f64>().ok()? * 1e9,
+        };
+        (params > 0.0 && params <= 1e14).then_some(params)
     })
 }
 
@@ -188,6 +190,14 @@ pub fn parse_count(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_size_no_model_has_is_not_a_size() {
+        assert_eq!(size_in("acme/chat-34B"), Some(34e9));
+        assert_eq!(size_in("acme/moe-8x7B"), Some(56e9));
+        assert_eq!(size_in("Qwen2.5-144444444444444444444B-Instruct"), None);
+        assert_eq!(size_in("acme/chat-0B"), None);
+    }
 
     #[test]
     fn registry_loads_every_row_with_a_source() {

@@ -60,7 +60,7 @@ impl Plan {
     pub fn on(&self, n: u32) -> Request {
         let mut r = self.request.clone();
         if r.training.is_some() {
-            r.gpus = n * r.tp * r.pp;
+            r.gpus = n.saturating_mul(r.tp).saturating_mul(r.pp);
         } else {
             r.tp = n;
             r.pp = 1;
@@ -174,10 +174,10 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
             (gpus / pp).max(1)
         })
         .max(1);
-    if tp * pp > gpus {
+    if u64::from(tp) * u64::from(pp) > u64::from(gpus) {
         return Err(format!(
             "tensor parallel {tp} × pipeline parallel {pp} needs {} GPUs, but only {gpus} are given",
-            tp * pp
+            u64::from(tp) * u64::from(pp)
         ));
     }
     // Inference holds a KV cache for the whole context (vLLM's default max_model_len is the

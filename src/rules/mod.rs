@@ -350,7 +350,7 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
             batch: 1,
             tp: tp.0.max(1),
             pp: pp.max(1),
-            gpus: (tp.0 * pp).max(1),
+            gpus: tp.0.saturating_mul(pp).max(1),
             training: None,
         },
         utilization,

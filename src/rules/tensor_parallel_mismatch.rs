@@ -29,7 +29,7 @@ impl Rule for TensorParallelMismatch {
                     continue;
                 };
                 let (tp, tp_span) = &s.tp;
-                let want = tp * s.pp;
+                let want = tp.saturating_mul(s.pp);
                 let at = tp_span.clone().unwrap_or_else(|| gpus_span.clone());
                 let help = format!(
                     "make `--tensor-parallel-size` × `--pipeline-parallel-size` equal the GPUs the \

@@ -18,7 +18,11 @@ impl Rule for TrainingAcrossZones {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         // Kubernetes: multi-pod training spread over zones, or allowed in several.
         for w in model.workloads.iter().filter(|w| w.role.known() == Some(&Role::Training)) {
-            let pods: u32 = w.pods.iter().map(|p| p.replicas.known().copied().unwrap_or(1)).sum();
+            let pods = w
+                .pods
+                .iter()
+                .map(|p| p.replicas.known().copied().unwrap_or(1))
+                .fold(0u32, u32::saturating_add);
             if pods < 2 {
                 continue;
             }
