@@ -23,6 +23,13 @@ const FOUND: &[(&str, &str, &str)] = &[
         "x.yaml",
         "runs PyTorch on 4 GPUs per pod with the container's default 64 MiB `/dev/shm`",
     ),
+    // 793 bytes ending inside 18 `{`: hcl-edit backtracked for 4 s, doubling per level.
+    // Many brackets open at the end are now reported before hcl-edit reads the file.
+    (
+        "hcl-unclosed-brackets.tf",
+        "main.tf",
+        "the file ends with 18 brackets (`{`, `[`, `(`) still open",
+    ),
 ];
 
 #[test]

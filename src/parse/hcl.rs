@@ -1,13 +1,25 @@
 //! HCL front end: hcl-edit keeps byte spans on every block, attribute and expression.
 //!
 //! hcl-edit caps nesting at 64 levels and operator chains at 128, so deep input is an error,
-//! not a stack overflow, given the 8 MiB stacks `lint` runs parsers on.
+//! not a stack overflow, given the 8 MiB stacks `lint` runs parsers on. It backtracks
+//! exponentially when the text ends inside many brackets (fuzzing found 800 bytes of
+//! `p/p%{p=p/p…` that took 4 s, doubling with each level), so such a file is reported
+//! before hcl-edit sees it: see [`unclosed`].
 
 use hcl_edit::structure::Body;
 
 use super::SyntaxError;
 
 pub fn parse(text: &str) -> Result<Body, SyntaxError> {
+    if let Some((offset, open)) = unclosed(text).filter(|&(_, open)| open > MAX_UNCLOSED) {
+        return Err(SyntaxError {
+            offset,
+            message: format!(
+                "the file ends with {open} brackets (`{{`, `[`, `(`) still open; the outermost \
+                 opens here"
+            ),
+        });
+    }
     let first = match hcl_edit::parser::parse_body(text) {
         Ok(body) => return Ok(body),
         Err(e) => SyntaxError {
@@ -39,6 +51,104 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
         }
     }
     Err(first)
+}
+
+/// More brackets open at the end than this is not read: hcl-edit's time doubles with each.
+const MAX_UNCLOSED: usize = 8;
+
+/// The brackets still open where the text ends, and where the outermost of them opens.
+/// Strings (with their `${ }` and `%{ }` templates, strings inside those included),
+/// comments and heredocs are skipped. A valid file ends with none open.
+fn unclosed(text: &str) -> Option<(usize, usize)> {
+    /// Where the scan is, above plain code.
+    enum In {
+        Str,
+        /// A template's `${ }`, with the brackets opened inside it.
+        Template(usize),
+    }
+    let b = text.as_bytes();
+    let mut open: Vec<usize> = Vec::new();
+    let mut stack: Vec<In> = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        match stack.last_mut() {
+            Some(In::Str) => match c {
+                b'\\' => i += 1,
+                b'"' | b'\n' => {
+                    stack.pop();
+                }
+                b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
+                    stack.push(In::Template(0));
+                    i += 1;
+                }
+                _ => {}
+            },
+            Some(In::Template(0)) if c == b'}' => {
+                stack.pop();
+            }
+            frame => {
+                let inner = match frame {
+                    Some(In::Template(n)) => Some(n),
+                    _ => None,
+                };
+                match c {
+                    b'{' | b'[' | b'(' => {
+                        open.push(i);
+                        if let Some(n) = inner {
+                            *n += 1;
+                        }
+                    }
+                    b'}' | b']' | b')' => {
+                        open.pop();
+                        if let Some(n) = inner {
+                            *n = n.saturating_sub(1);
+                        }
+                    }
+                    b'"' => stack.push(In::Str),
+                    b'#' => i = line_end(b, i),
+                    b'/' if b.get(i + 1) == Some(&b'/') => i = line_end(b, i),
+                    b'/' if b.get(i + 1) == Some(&b'*') => {
+                        i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 1);
+                    }
+                    b'<' if b.get(i + 1) == Some(&b'<') => i = heredoc_end(text, i),
+                    _ => {}
+                }
+            }
+        }
+        i += 1;
+    }
+    Some((*open.first()?, open.len()))
+}
+
+fn line_end(b: &[u8], from: usize) -> usize {
+    b[from..]
+        .iter()
+        .position(|&c| c == b'\n')
+        .map_or(b.len(), |e| from + e)
+}
+
+/// The last byte of the heredoc opening at `at` (`<<EOF` or `<<-EOF`, through the line
+/// that holds only its marker), or `at + 1` when it is not a heredoc.
+fn heredoc_end(text: &str, at: usize) -> usize {
+    let rest = &text[at + 2..];
+    let rest = rest.strip_prefix('-').unwrap_or(rest);
+    let marker: &str = &rest[..rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len())];
+    if marker.is_empty() {
+        return at + 1;
+    }
+    let body = line_end(text.as_bytes(), at);
+    let mut start = body + 1;
+    while start < text.len() {
+        let end = line_end(text.as_bytes(), start);
+        if text[start..end].trim() == marker {
+            return end;
+        }
+        start = end + 1;
+    }
+    text.len()
 }
 
 /// Where the earlier copy of the object key at `at` starts: the nearest line above, at
@@ -115,6 +225,35 @@ mod tests {
         assert_eq!(attr.value.span().unwrap().end, src.len() - 1);
         // A repeated attribute of a block is an error in Terraform too.
         assert!(parse("a = 1\na = 2\n").is_err());
+    }
+
+    #[test]
+    fn many_brackets_open_at_the_end_are_an_error_before_hcl_edit_backtracks() {
+        let src = format!("a = {}\n", "p/p%{p=p/p".repeat(40));
+        let e = parse(&src).unwrap_err();
+        assert_eq!(e.offset, 8);
+        assert!(e.message.contains("40 brackets"), "{e:?}");
+    }
+
+    #[test]
+    fn brackets_in_strings_comments_and_heredocs_are_not_counted() {
+        let src = r#"
+# {{{{{{{{{{ a comment
+// [[[[[[[[[[
+/* ((((((((((
+*/
+locals {
+  s = "{{{{{{{{{{ ${lookup(m, "k(((((((((")} [[[[[[[[[["
+  h = <<-EOT
+    {{{{{{{{{{
+    EOT
+  j = <<EOF
+[[[[[[[[[[
+EOF
+}
+"#;
+        assert_eq!(unclosed(src), None);
+        assert!(parse(src).is_ok());
     }
 
     #[test]
