@@ -4,6 +4,7 @@
 //! ```toml
 //! fail_on = "error"                       # the default of --fail-on
 //! exclude = ["vendor/**", "charts/*/templates"]
+//! max_file_size = 16                      # MiB; a larger file is a parse-error, not read
 //!
 //! [rules]
 //! select = ["cost", "missing-shm"]        # rule ids or categories; default: all
@@ -53,6 +54,8 @@ pub struct Config {
     /// `--fail-on` when the command line does not say.
     pub fail_on: Option<Severity>,
     pub exclude: Option<Exclude>,
+    /// `max_file_size`, in bytes: a larger file is reported, not read.
+    pub max_file_size: Option<u64>,
     /// `[rules] select`: replaced by `--select`.
     pub select: Vec<String>,
     /// `[rules] ignore`, and the rules whose severity is `off`: `--ignore` adds to it.
@@ -108,6 +111,7 @@ fn normalize(path: &Path) -> PathBuf {
 struct File {
     fail_on: Option<Spanned<String>>,
     exclude: Option<Vec<Spanned<String>>>,
+    max_file_size: Option<Spanned<toml::Value>>,
     #[serde(default)]
     rules: BTreeMap<String, Spanned<toml::Value>>,
     catalog: Option<CatalogSection>,
@@ -184,6 +188,21 @@ impl Config {
                 base: PathBuf::new(),
                 set,
             });
+        }
+
+        if let Some(size) = file.max_file_size {
+            let mib = size
+                .get_ref()
+                .as_integer()
+                .and_then(|n| u64::try_from(n).ok())
+                .filter(|&n| (1..=1 << 20).contains(&n))
+                .ok_or_else(|| {
+                    at(
+                        Some(size.span()),
+                        "`max_file_size` must be a whole number of MiB, from 1",
+                    )
+                })?;
+            config.max_file_size = Some(mib << 20);
         }
 
         for (key, value) in file.rules {

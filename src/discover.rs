@@ -6,6 +6,7 @@
 //! single files while Terraform reads whole folders.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
 use walkdir::WalkDir;
@@ -95,7 +96,7 @@ pub fn discover(
                 });
             for entry in walk {
                 match entry {
-                    Ok(e) if e.file_type().is_file() => {
+                    Ok(e) if is_file_or_link(e.file_type(), e.path()) => {
                         let Some(kind) = FileKind::from_path(e.path()) else {
                             continue;
                         };
@@ -107,7 +108,7 @@ pub fn discover(
                         }
                     }
                     Ok(_) => {}
-                    Err(e) => found.notes.push(format!("skipped: {e}")),
+                    Err(e) => found.notes.push(walk_error(&e, cwd.as_deref())),
                 }
             }
         } else if let Some(chart) = helm_chart(path) {
@@ -210,12 +211,37 @@ fn folder_files(dir: &Path, keep: fn(&Path) -> bool) -> Vec<PathBuf> {
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            e.file_type()
+                .is_ok_and(|t| is_file_or_link(t, &dir.join(e.file_name())))
+        })
         .map(|e| dir.join(e.file_name()))
         .filter(|p| keep(p))
         .collect();
     files.sort();
     files
+}
+
+/// A regular file, or a symbolic link to one (a shared `providers.tf` is often linked
+/// into every root). A link that does not resolve (dangling, or a loop) is kept too, so
+/// that reading it gives a finding that says why. Links to folders are not followed, and
+/// FIFOs, sockets and devices are not IaC.
+fn is_file_or_link(t: std::fs::FileType, path: &Path) -> bool {
+    t.is_file() || (t.is_symlink() && std::fs::metadata(path).map_or(true, |m| m.is_file()))
+}
+
+/// A folder the walk could not enter: say which, and that its files were not linted.
+fn walk_error(e: &walkdir::Error, cwd: Option<&Path>) -> String {
+    let why = e
+        .io_error()
+        .map_or_else(|| e.to_string(), ToString::to_string);
+    match e.path() {
+        Some(p) => format!(
+            "cannot read `{}`: {why}; the files in it are not linted",
+            display_name(p, cwd)
+        ),
+        None => format!("skipped: {e}"),
+    }
 }
 
 fn file_input(path: &Path, kind: FileKind, requested: bool, cwd: Option<&Path>) -> Input {
@@ -243,7 +269,7 @@ pub fn display_name(path: &Path, cwd: Option<&Path>) -> String {
                 parts.pop();
             }
             Component::RootDir => parts.push(String::new()),
-            other => parts.push(other.as_os_str().to_string_lossy().into_owned()),
+            other => parts.push(escape(other.as_os_str())),
         }
     }
     if parts.is_empty() {
@@ -251,6 +277,23 @@ pub fn display_name(path: &Path, cwd: Option<&Path>) -> String {
     } else {
         parts.join("/")
     }
+}
+
+/// A path component as text. Bytes that are not UTF-8 are written `\xNN`, so that two
+/// such names stay distinct (a lossy `�` would merge them) and every report can carry them.
+fn escape(part: &std::ffi::OsStr) -> String {
+    if let Some(s) = part.to_str() {
+        return s.to_string();
+    }
+    let bytes = part.as_encoded_bytes();
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        out.push_str(chunk.valid());
+        for b in chunk.invalid() {
+            let _ = write!(out, "\\x{b:02X}");
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use crate::discover::{Input, discover};
 use crate::finding::Finding;
-use crate::parse::{self, Parsed, Syntax, SyntaxError};
+use crate::parse::{self, Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb, SourceFile};
 use crate::{filter, lower, rules};
 
@@ -152,14 +152,15 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         var_files.push(FileId(u32::try_from(inputs.len() - 1).expect("few files")));
     }
 
-    let loaded = load_all(inputs);
+    let cap = config.max_file_size.unwrap_or(MAX_FILE_SIZE);
+    let loaded = load_all(inputs, cap);
     let mut db = SourceDb::default();
     let mut parsed = Vec::with_capacity(loaded.len());
     for (file, p) in loaded {
         db.add(file);
         parsed.push(p);
     }
-    load_local_modules(&mut db, &mut parsed, cwd.as_deref());
+    load_local_modules(&mut db, &mut parsed, cwd.as_deref(), cap);
     let mut notes = found.notes;
     notes.extend(skip_templates(&db, &mut parsed));
     Ok(Read {
@@ -212,7 +213,12 @@ const MODULE_ROUNDS: usize = 16;
 /// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
 /// that the run does not hold yet, as Terraform would: they are judged through the call,
 /// and findings in them count when the calling file was asked about.
-fn load_local_modules(db: &mut SourceDb, parsed: &mut Vec<Parsed>, cwd: Option<&std::path::Path>) {
+fn load_local_modules(
+    db: &mut SourceDb,
+    parsed: &mut Vec<Parsed>,
+    cwd: Option<&std::path::Path>,
+    cap: u64,
+) {
     let mut held: HashSet<String> = db.iter().map(|(_, f)| f.name.clone()).collect();
     let mut frontier: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
     for _ in 0..MODULE_ROUNDS {
@@ -244,7 +250,7 @@ fn load_local_modules(db: &mut SourceDb, parsed: &mut Vec<Parsed>, cwd: Option<&
         if wanted.is_empty() {
             return;
         }
-        let loaded = load_all(wanted);
+        let loaded = load_all(wanted, cap);
         frontier = Vec::new();
         for (file, p) in loaded {
             frontier.push(db.add(file));
@@ -255,34 +261,81 @@ fn load_local_modules(db: &mut SourceDb, parsed: &mut Vec<Parsed>, cwd: Option<&
 
 /// Loads files in parallel on the pool. A single file (pre-commit's usual call, a pipe)
 /// loads on the calling thread: handing it to a worker and back costs more than parsing it.
-fn load_all(inputs: Vec<(Input, Option<Vec<u8>>)>) -> Vec<(SourceFile, Parsed)> {
+fn load_all(inputs: Vec<(Input, Option<Vec<u8>>)>, cap: u64) -> Vec<(SourceFile, Parsed)> {
     if inputs.len() == 1 {
-        return inputs.into_iter().map(|(i, b)| load(i, b)).collect();
+        return inputs.into_iter().map(|(i, b)| load(i, b, cap)).collect();
     }
-    pool().install(|| inputs.into_par_iter().map(|(i, b)| load(i, b)).collect())
+    pool().install(|| {
+        inputs
+            .into_par_iter()
+            .map(|(i, b)| load(i, b, cap))
+            .collect()
+    })
 }
 
 /// Reads, decodes and parses one file. Never fails: problems become syntax errors.
-fn load(input: Input, bytes: Option<Vec<u8>>) -> (SourceFile, Parsed) {
+fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64) -> (SourceFile, Parsed) {
     let read = match (bytes, &input.path) {
+        (Some(b), _) if b.len() as u64 > cap => Err(too_large(b.len() as u64, cap)),
         (Some(b), _) => Ok(b),
-        (None, Some(p)) => std::fs::read(p),
+        (None, Some(p)) => read_capped(p, cap),
         (None, None) => Ok(Vec::new()),
     };
-    let (text, problem) = match read {
-        Ok(bytes) => parse::decode(&bytes),
-        Err(e) => (
-            Arc::from(""),
-            Some(SyntaxError {
-                offset: 0,
-                message: format!("cannot read the file: {e}"),
-            }),
-        ),
+    let bytes = match read {
+        Ok(bytes) => bytes,
+        Err(why) => {
+            let file = SourceFile::new(
+                input.name,
+                input.path,
+                input.kind,
+                Arc::from(""),
+                input.requested,
+            );
+            return (file, Parsed::unread(why));
+        }
     };
+    let (text, problem) = parse::decode(&bytes);
     let file = SourceFile::new(input.name, input.path, input.kind, text, input.requested);
     let parsed = match problem {
         Some(e) => Parsed::failed(e),
         None => parse::parse(&file),
     };
     (file, parsed)
+}
+
+/// The largest file read unless `max_file_size` says otherwise. The largest manifests
+/// seen in real repositories are CRDs of about 1 MiB; a plan JSON of a large estate can
+/// be tens of MiB.
+pub const MAX_FILE_SIZE: u64 = 16 << 20;
+
+/// Reads a regular file of at most `cap` bytes. A FIFO or device is not opened (opening
+/// a FIFO waits for a writer); a file that grows past the cap while read is refused.
+fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if !meta.is_file() {
+        return Err("not a regular file".into());
+    }
+    if meta.len() > cap {
+        return Err(too_large(meta.len(), cap));
+    }
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > cap {
+        return Err(too_large(bytes.len() as u64, cap));
+    }
+    Ok(bytes)
+}
+
+fn too_large(size: u64, cap: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let mib = |n: u64| n as f64 / f64::from(1 << 20);
+    format!(
+        "it is {:.1} MiB, over the {:.0} MiB limit (`max_file_size` in .gpulint.toml)",
+        mib(size),
+        mib(cap)
+    )
 }

@@ -109,6 +109,8 @@ pub struct SyntaxProblem {
     pub file: FileId,
     pub offset: usize,
     pub message: String,
+    /// Not read at all (too large, permission denied), rather than read and broken.
+    pub unread: bool,
 }
 
 /// Machines that hold GPUs: a VM, a group of VMs, a node pool, a reservation.

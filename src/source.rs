@@ -29,8 +29,8 @@ pub enum FileKind {
 impl FileKind {
     /// The kind of a file from its name, or `None` when gpulint does not read it.
     pub fn from_path(path: &Path) -> Option<Self> {
-        let name = path.file_name()?.to_str()?;
-        let lower = name.to_ascii_lowercase();
+        // Only the ASCII extension matters: a name that is not UTF-8 still has one.
+        let lower = path.file_name()?.to_string_lossy().to_ascii_lowercase();
         let ext = lower.rsplit_once('.')?.1;
         match ext {
             "tf" => Some(FileKind::Terraform),

@@ -7,9 +7,6 @@ mod common;
 
 use common::*;
 
-const GPU_VM: &str =
-    "resource \"aws_instance\" \"trainer\" {\n  instance_type = \"p5.48xlarge\"\n}\n";
-
 #[test]
 fn examples_human() {
     let o = run(&["check", "examples/"]);

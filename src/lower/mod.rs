@@ -205,12 +205,14 @@ fn lower_module(
 pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventory {
     let mut inv = Inventory::default();
     for (id, file) in db.iter() {
-        if let Some(e) = &parsed[id.0 as usize].error {
+        let p = &parsed[id.0 as usize];
+        if let Some(e) = &p.error {
             inv.syntax_errors.push(SyntaxProblem {
                 subject: file.name.clone(),
                 file: id,
                 offset: e.offset,
                 message: e.message.clone(),
+                unread: p.unread,
             });
         }
         if let (FileKind::Yaml, Syntax::Yaml(docs)) = (file.kind, &parsed[id.0 as usize].syntax) {

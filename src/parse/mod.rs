@@ -34,6 +34,9 @@ pub struct Parsed {
     /// For Terraform read from JSON: the body was parsed from generated HCL text, and
     /// this maps its offsets back into the file.
     pub remap: Option<json::Remap>,
+    /// The file was not read at all (`error` says why: too large, permission denied), as
+    /// opposed to read and found broken.
+    pub unread: bool,
 }
 
 impl Parsed {
@@ -43,6 +46,7 @@ impl Parsed {
             syntax: Syntax::None,
             error: None,
             remap: None,
+            unread: false,
         }
     }
 
@@ -51,6 +55,18 @@ impl Parsed {
             syntax: Syntax::None,
             error: Some(error),
             remap: None,
+            unread: false,
+        }
+    }
+
+    /// A file that could not be read: `why` is shown as the finding's message.
+    pub fn unread(why: String) -> Self {
+        Parsed {
+            unread: true,
+            ..Parsed::failed(SyntaxError {
+                offset: 0,
+                message: why,
+            })
         }
     }
 }
@@ -111,6 +127,7 @@ fn parse_by_kind(file: &SourceFile) -> Parsed {
                 syntax: Syntax::Hcl(body),
                 error: None,
                 remap: None,
+                unread: false,
             },
             Err(e) => Parsed::failed(e),
         },
@@ -123,6 +140,7 @@ fn parse_by_kind(file: &SourceFile) -> Parsed {
                 syntax: Syntax::Yaml(stream.docs),
                 error: stream.error,
                 remap: None,
+                unread: false,
             }
         }
     }
@@ -140,6 +158,7 @@ fn from_json(
                 syntax: Syntax::Hcl(body),
                 error: None,
                 remap: Some(remap),
+                unread: false,
             },
             // Generated text that does not parse is gpulint's fault; say so plainly.
             Err(e) => Parsed::failed(SyntaxError {

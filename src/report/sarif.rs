@@ -114,10 +114,16 @@ fn physical(at: &Location<'_>, text: Option<&str>) -> Value {
 }
 
 /// A relative URI reference: `/` separators, and the characters RFC 3986 does not allow
-/// in a path percent-encoded.
+/// in a path percent-encoded. `\` is a separator on Windows only: elsewhere it is part of
+/// a name (`gpu-\xFF.tf`, a name that is not UTF-8 as gpulint shows it) and is encoded.
 fn uri(path: &str) -> String {
+    let path = if cfg!(windows) {
+        path.replace('\\', "/")
+    } else {
+        path.to_string()
+    };
     let mut out = String::with_capacity(path.len());
-    for b in path.replace('\\', "/").bytes() {
+    for b in path.bytes() {
         if b.is_ascii_alphanumeric() || b"-._~/!$&'()*+,;=:@".contains(&b) {
             out.push(char::from(b));
         } else {
@@ -158,7 +164,11 @@ mod tests {
     #[test]
     fn uris_are_encoded_relative_references() {
         assert_eq!(uri("infra/gpu.tf"), "infra/gpu.tf");
-        assert_eq!(uri("my dir\\a%.tf"), "my%20dir/a%25.tf");
+        if cfg!(windows) {
+            assert_eq!(uri("my dir\\a%.tf"), "my%20dir/a%25.tf");
+        } else {
+            assert_eq!(uri("my dir\\a%.tf"), "my%20dir%5Ca%25.tf");
+        }
         assert_eq!(uri("ü.yaml"), "%C3%BC.yaml");
     }
 

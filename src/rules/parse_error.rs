@@ -1,4 +1,4 @@
-//! `parse-error`: a file that does not parse, or is not text. Always on.
+//! `parse-error`: a file that does not parse, is not text, or cannot be read. Always on.
 
 use super::{Report, Rule, RuleContext, RuleMeta};
 use crate::finding::{Category, Severity};
@@ -16,11 +16,22 @@ pub struct ParseError;
 impl Rule for ParseError {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for e in &model.syntax_errors {
+            let (message, help) = if e.unread {
+                (
+                    format!("gpulint could not read the file: {}", e.message),
+                    "nothing in it was checked (every other file was): make it readable, raise \
+                     `max_file_size` if it is too large, or `exclude` it in .gpulint.toml",
+                )
+            } else {
+                (
+                    format!("the file does not parse: {}", e.message),
+                    "fix the file at this point: gpulint reads nothing past it in this file, \
+                     and still lints every other file",
+                )
+            };
             cx.report(Report {
-                message: format!("the file does not parse: {}", e.message),
-                help: "fix the file at this point: gpulint reads nothing past it in this file, \
-                       and still lints every other file"
-                    .into(),
+                message,
+                help: help.into(),
                 subject: e.subject.clone(),
                 primary: (Span::new(e.file, e.offset..e.offset), e.message.clone()),
                 secondary: Vec::new(),

@@ -7,6 +7,10 @@ use std::process::{Command, Output, Stdio};
 
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// A GPU VM that `missing-auto-shutdown` flags.
+pub const GPU_VM: &str =
+    "resource \"aws_instance\" \"trainer\" {\n  instance_type = \"p5.48xlarge\"\n}\n";
+
 pub fn gpulint(args: &[&str], cwd: &Path, stdin: Option<&[u8]>) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_gpulint"))
         .args(args)
