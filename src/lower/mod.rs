@@ -404,25 +404,35 @@ fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
 /// Links every pod to the capacity in the run it can land on: pools that satisfy all of
 /// the pod's node requirements, at least one of them by a fact of the pool.
 fn link(inv: &mut Inventory) {
-    let capacity = &inv.capacity;
+    // Every pod is matched against every GPU pool: find those once.
+    let pools: Vec<(usize, &Capacity)> = inv
+        .capacity
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| {
+            matches!(c.kind, CapacityKind::NodePool | CapacityKind::Group)
+                && c.gpu_machines().is_some()
+        })
+        .collect();
     for w in &mut inv.workloads {
         for pod in &mut w.pods {
             if pod.requirements.is_empty() {
                 continue;
             }
-            pod.landing = capacity
+            pod.landing = pools
                 .iter()
-                .enumerate()
                 .filter(|(_, c)| {
-                    matches!(c.kind, CapacityKind::NodePool | CapacityKind::Group)
-                        && c.gpu_machines().is_some()
+                    let mut yes = false;
+                    for r in &pod.requirements {
+                        match answer(c, r) {
+                            Answer::No => return false,
+                            Answer::Yes => yes = true,
+                            Answer::Maybe => {}
+                        }
+                    }
+                    yes
                 })
-                .filter(|(_, c)| {
-                    let answers: Vec<Answer> =
-                        pod.requirements.iter().map(|r| answer(c, r)).collect();
-                    !answers.contains(&Answer::No) && answers.contains(&Answer::Yes)
-                })
-                .map(|(i, _)| i)
+                .map(|&(i, _)| i)
                 .collect();
         }
     }
