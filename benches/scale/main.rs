@@ -1,0 +1,250 @@
+//! How gpulint scales: parse-only against full lint, files/s, MB/s, peak memory, and the
+//! one-file latency of a pre-commit call, on synthetic trees from 100 to 20,000 files.
+//!
+//! ```sh
+//! cargo bench --bench scale                          # 100, 1000, 5000 and 20000 files
+//! cargo bench --bench scale -- --sizes 100,1000 --runs 3
+//! cargo bench --bench scale -- --megabytes 200       # one tree of at least 200 MB
+//! cargo bench --bench scale -- generate DIR FILES    # only write a tree (bench/checkov.sh)
+//! ```
+//!
+//! Every figure comes from a fresh process, so that peak RSS (`VmHWM`, Linux) is the
+//! run's own: the bench starts itself as a child for parse-only and lint, and starts the
+//! `gpulint` binary for the whole command and the one-file latency. Times are medians.
+//! Each size also prints the findings' count and digest: an optimisation must not change
+//! them.
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    clippy::cast_precision_loss,
+    clippy::cast_sign_loss
+)]
+
+mod tree;
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use gpulint::lint::{Options, lint, read};
+
+const GPULINT: &str = env!("CARGO_BIN_EXE_gpulint");
+
+fn main() {
+    // `cargo bench` passes `--bench`; a harness-less bench ignores it.
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| a != "--bench")
+        .collect();
+    match args.first().map(String::as_str) {
+        Some("child") => child(&args[1], Path::new(&args[2])),
+        Some("generate") => {
+            let files: usize = args[2].parse().expect("FILES is a number");
+            let bytes = tree::generate(Path::new(&args[1]), files).expect("the tree is written");
+            println!("{files} files, {:.1} MB in {}", mb(bytes), args[1]);
+        }
+        _ => bench(&args),
+    }
+}
+
+fn bench(args: &[String]) {
+    let value = |flag: &str| {
+        args.iter()
+            .position(|a| a == flag)
+            .map(|i| args[i + 1].clone())
+    };
+    let runs: usize = value("--runs").map_or(5, |r| r.parse().expect("--runs N"));
+    let sizes: Vec<usize> = match (value("--sizes"), value("--megabytes")) {
+        (_, Some(mb)) => {
+            // The tree averages 3.2 KB a file: aim a little over.
+            let target: f64 = mb.parse().expect("--megabytes N");
+            vec![(target * 1e6 / 3000.0) as usize]
+        }
+        (Some(s), None) => s.split(',').map(|n| n.parse().expect("a size")).collect(),
+        (None, None) => vec![100, 1000, 5000, 20000],
+    };
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("trees");
+    println!(
+        "{} runs each; {} cores; gpulint {}\n",
+        runs,
+        std::thread::available_parallelism().map_or(1, std::num::NonZero::get),
+        env!("CARGO_PKG_VERSION")
+    );
+    println!(
+        "| files | MB | parse-only | lint | lint / parse | files/s | MB/s | `gpulint check` | peak RSS | findings | digest |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut one_file = None;
+    for files in sizes {
+        let dir = root.join(files.to_string());
+        if !dir.join(".complete").exists() {
+            let _ = std::fs::remove_dir_all(&dir);
+            tree::generate(&dir, files).expect("the tree is written");
+            std::fs::write(dir.join(".complete"), "").expect("a marker");
+        }
+        let bytes = tree_bytes(&dir);
+        let parse = measure(runs, || in_child("read", &dir));
+        let full = measure(runs, || in_child("lint", &dir));
+        let command = median(
+            (0..runs)
+                .map(|_| {
+                    let start = Instant::now();
+                    let out = Command::new(GPULINT)
+                        .args(["check", "--format", "json", "--output", "/dev/null"])
+                        .arg(&dir)
+                        .output()
+                        .expect("gpulint runs");
+                    assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+                    start.elapsed()
+                })
+                .collect(),
+        );
+        let lint_s = full.time.as_secs_f64();
+        println!(
+            "| {files} | {:.1} | {} | {} | {:.2} | {:.0} | {:.1} | {} | {:.0} MB | {} | {} |",
+            mb(bytes),
+            ms(parse.time),
+            ms(full.time),
+            lint_s / parse.time.as_secs_f64(),
+            files as f64 / lint_s,
+            mb(bytes) / lint_s,
+            ms(command),
+            full.rss_kb as f64 / 1024.0,
+            full.findings,
+            full.digest,
+        );
+        one_file.get_or_insert(dir);
+    }
+    if let Some(dir) = one_file {
+        let file = dir.join("aws/env-0/gpu.tf");
+        let mut times: Vec<Duration> = (0..50)
+            .map(|_| {
+                let start = Instant::now();
+                let out = Command::new(GPULINT)
+                    .arg("check")
+                    .arg(&file)
+                    .output()
+                    .expect("gpulint runs");
+                assert!(out.status.code().is_some_and(|c| c <= 1), "{out:?}");
+                start.elapsed()
+            })
+            .collect();
+        times.sort();
+        println!(
+            "\none file (`gpulint check aws/env-0/gpu.tf`, its module as context), 50 runs: \
+             median {}, p90 {}",
+            ms(times[25]),
+            ms(times[45])
+        );
+    }
+}
+
+/// One child's report.
+#[derive(Clone, Copy)]
+struct Run {
+    time: Duration,
+    rss_kb: u64,
+    findings: usize,
+    digest: u64,
+}
+
+/// The median time of `runs` runs, the highest RSS, and the findings (all runs agree).
+fn measure(runs: usize, mut run: impl FnMut() -> Run) -> Run {
+    let all: Vec<Run> = (0..runs).map(|_| run()).collect();
+    assert!(all.windows(2).all(|w| w[0].digest == w[1].digest));
+    Run {
+        time: median(all.iter().map(|r| r.time).collect()),
+        rss_kb: all.iter().map(|r| r.rss_kb).max().unwrap_or(0),
+        ..all[0]
+    }
+}
+
+fn in_child(mode: &str, dir: &Path) -> Run {
+    let out = Command::new(std::env::current_exe().expect("the bench binary"))
+        .args(["child", mode])
+        .arg(dir)
+        .output()
+        .expect("the child runs");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let f: Vec<&str> = text.split_whitespace().collect();
+    Run {
+        time: Duration::from_nanos(f[0].parse().expect("nanoseconds")),
+        rss_kb: f[1].parse().expect("kB"),
+        findings: f[2].parse().expect("a count"),
+        digest: f[3].parse().expect("a digest"),
+    }
+}
+
+/// In the child: one parse-only or lint run, reported as `nanos rss_kb findings digest`.
+fn child(mode: &str, dir: &Path) {
+    let opts = Options {
+        paths: vec![dir.to_path_buf()],
+        ..Options::default()
+    };
+    let start = Instant::now();
+    let (findings, digest) = match mode {
+        "read" => {
+            let r = read(&opts, std::io::empty()).expect("the tree reads");
+            (0, r.parsed.len() as u64)
+        }
+        _ => {
+            let outcome = lint(&opts, std::io::empty()).expect("the tree lints");
+            let mut h = DefaultHasher::new();
+            for f in &outcome.findings {
+                let file = outcome.db.get(f.primary.file);
+                (f.rule, &file.name, &f.primary.span, &f.message).hash(&mut h);
+            }
+            (outcome.findings.len(), h.finish())
+        }
+    };
+    let nanos = start.elapsed().as_nanos();
+    println!("{nanos} {} {findings} {digest}", peak_rss_kb());
+}
+
+/// `VmHWM` of this process, in kB; 0 where `/proc` has none.
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn tree_bytes(dir: &Path) -> u64 {
+    walk(dir)
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .map(|m| m.len())
+        .sum()
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
