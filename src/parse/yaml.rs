@@ -165,9 +165,9 @@ struct Loader<'a> {
 
 pub fn parse(file: &SourceFile) -> YamlStream {
     let stream = parse_text(file);
-    // Kubernetes' YAML reader (go-yaml) and PyYAML accept a flow collection whose lines
-    // sit at or left of its block's indentation; saphyr does not. Read such a file again
-    // with those collections on one line: every byte keeps its offset.
+    // Kubernetes' YAML reader (go-yaml) and PyYAML accept a flow collection or a quoted
+    // scalar whose lines sit at or left of its block's indentation; saphyr does not. Read
+    // such a file again with those on one line: every byte keeps its offset.
     if stream
         .error
         .as_ref()
@@ -183,8 +183,9 @@ pub fn parse(file: &SourceFile) -> YamlStream {
     stream
 }
 
-/// The text with every line break inside a flow collection (`[…]`, `{…}`) turned into a
-/// space, and comments there blanked. `None` when there is none to change.
+/// The text with every line break inside a flow collection (`[…]`, `{…}`) or a quoted
+/// scalar turned into a space, and comments in flow collections blanked. `None` when
+/// there is none to change.
 fn flatten_flow(text: &str) -> Option<String> {
     let mut out = text.as_bytes().to_vec();
     let b = text.as_bytes();
@@ -242,7 +243,16 @@ fn flatten_flow(text: &str) -> Option<String> {
             q @ (b'"' | b'\'') if token_start || matches!(prev, Some(b':')) => {
                 i += 1;
                 while i < b.len() {
-                    if q == b'"' && b[i] == b'\\' {
+                    // A quoted scalar may continue on lines at its key's indentation, as
+                    // go-yaml and PyYAML read it (`key: "a \` then `  b"` under `key`).
+                    // Its line breaks fold to spaces anyway: make them spaces.
+                    let escaped = q == b'"' && b[i] == b'\\';
+                    let at = if escaped { i + 1 } else { i };
+                    if matches!(b.get(at), Some(b'\n' | b'\r')) {
+                        out[at] = b' ';
+                        changed = true;
+                    }
+                    if escaped {
                         i += 2;
                         continue;
                     }
@@ -565,6 +575,17 @@ mod tests {
         }
         let (_, s) = load(&text);
         assert!(s.error.unwrap().message.contains("alias bomb"));
+    }
+
+    #[test]
+    fn quoted_scalars_continued_at_their_keys_indentation_parse_as_pyyaml_reads_them() {
+        // From aws-samples/awsome-distributed-training's Nsight Helm values.
+        let text = "profile:\n  args: \"profile --delay 150 \\\n  -o /fsx/report.nsys-rep\"\n  single: 'a\n  b'\n  next: 1\n";
+        let (f, s) = load(text);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let doc = &s.docs[0].root;
+        let next = doc.get("profile").and_then(|p| p.get("next")).unwrap();
+        assert_eq!(&f.text[next.span.clone()], "1");
     }
 
     #[test]
