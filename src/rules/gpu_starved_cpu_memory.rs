@@ -96,9 +96,11 @@ impl Rule for GpuStarvedCpuMemory {
                 };
                 cx.report(Report {
                     message: format!(
-                        "`{}` feeds {} GPUs with {what} per pod: data loading, tokenization and \
+                        "`{}` feeds {} {} with {what} per pod: data loading, tokenization and \
                          weight loading on the host starve GPUs that bill by the hour",
-                        w.subject, g.count
+                        w.subject,
+                        g.count,
+                        if g.count == 1 { "GPU" } else { "GPUs" }
                     ),
                     help: format!(
                         "request at least {min_cpu} CPUs and {min_mem} GiB of memory per GPU \
