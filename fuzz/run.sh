@@ -30,7 +30,8 @@ done || true  # seeds/TARGET exists only for config
 dict=()
 [ -f "dict/$target.dict" ] && dict=(-dict="dict/$target.dict")
 # Safe Rust (the crate forbids `unsafe`): AddressSanitizer would halve the speed and find
-# nothing that a panic does not; overflow checks and debug assertions stay on.
-exec cargo +nightly fuzz run --sanitizer none --no-trace-compares "$target" "$corpus" -- \
+# nothing that a panic does not. -O builds dependencies as a release build does, and
+# Cargo.toml turns debug assertions and overflow checks on for gpulint's own code.
+exec cargo +nightly fuzz run -O --sanitizer none --no-trace-compares "$target" "$corpus" -- \
   -runs="$runs" -timeout=1 -rss_limit_mb=1024 -max_len=4096 -print_final_stats=1 \
   "${dict[@]}" "$@"
