@@ -57,9 +57,9 @@ fn bench(args: &[String]) {
     let runs: usize = value("--runs").map_or(5, |r| r.parse().expect("--runs N"));
     let sizes: Vec<usize> = match (value("--sizes"), value("--megabytes")) {
         (_, Some(mb)) => {
-            // The tree averages 3.2 KB a file: aim a little over.
+            // The tree averages 885 bytes a file: aim a little over.
             let target: f64 = mb.parse().expect("--megabytes N");
-            vec![(target * 1e6 / 3000.0) as usize]
+            vec![(target * 1e6 / 880.0) as usize]
         }
         (Some(s), None) => s.split(',').map(|n| n.parse().expect("a size")).collect(),
         (None, None) => vec![100, 1000, 5000, 20000],
