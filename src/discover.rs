@@ -1,9 +1,9 @@
 //! Discovery: command-line paths to the files to read.
 //!
-//! Folders are walked (skipping `.git`, `.terraform` and `node_modules`; symlinks are not
-//! followed, so a link loop cannot trap the walk). A named `.tf` or `.tfvars` file brings
-//! in the rest of its folder's Terraform module as context, because pre-commit passes
-//! single files while Terraform reads whole folders.
+//! Folders are walked (skipping `.git`, `.terraform` and `node_modules`; links to files are
+//! read, links to folders are not followed, so a link loop cannot trap the walk). A named
+//! `.tf` or `.tfvars` file brings in the rest of its folder's Terraform module as context,
+//! because pre-commit passes single files while Terraform reads whole folders.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
