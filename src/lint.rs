@@ -86,9 +86,12 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         }
     }
     // Freeing every syntax tree of a large tree is a tenth of its run, and nothing waits
-    // for it: a thread of its own does it (the process may end first).
+    // for it: a thread of its own does it (the process may end first). Should the thread
+    // not start, the trees are freed here, with the closure that holds them.
     if parsed.len() > BACKGROUND_DROP {
-        std::thread::spawn(move || drop((parsed, model)));
+        let _ = std::thread::Builder::new()
+            .name("gpulint-free".into())
+            .spawn(move || drop((parsed, model)));
     }
     Ok(Outcome {
         db,
