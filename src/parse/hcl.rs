@@ -4,7 +4,7 @@
 //! not a stack overflow, given the 8 MiB stacks `lint` runs parsers on. It backtracks
 //! exponentially when the text ends inside many brackets (fuzzing found 800 bytes of
 //! `p/p%{p=p/p…` that took 4 s, doubling with each level), so such a file is reported
-//! before hcl-edit sees it: see [`unclosed`].
+//! before hcl-edit sees it (`unclosed`).
 
 use hcl_edit::structure::Body;
 
