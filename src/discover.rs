@@ -211,12 +211,11 @@ fn folder_files(dir: &Path, keep: fn(&Path) -> bool) -> Vec<PathBuf> {
     };
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
-        .filter(|e| {
-            e.file_type()
-                .is_ok_and(|t| is_file_or_link(t, &dir.join(e.file_name())))
+        .filter_map(|e| {
+            let path = dir.join(e.file_name());
+            let file = e.file_type().is_ok_and(|t| is_file_or_link(t, &path));
+            (file && keep(&path)).then_some(path)
         })
-        .map(|e| dir.join(e.file_name()))
-        .filter(|p| keep(p))
         .collect();
     files.sort();
     files

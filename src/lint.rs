@@ -292,25 +292,16 @@ fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64) -> (SourceFile, Parsed) 
         (None, Some(p)) => read_capped(p, cap),
         (None, None) => Ok(Vec::new()),
     };
-    let bytes = match read {
-        Ok(bytes) => bytes,
-        Err(why) => {
-            let file = SourceFile::new(
-                input.name,
-                input.path,
-                input.kind,
-                Arc::from(""),
-                input.requested,
-            );
-            return (file, Parsed::unread(why));
+    // Text, and what stopped it from being parsed: not read, or not text.
+    let (text, stopped) = match read {
+        Ok(bytes) => {
+            let (text, problem) = parse::decode(&bytes);
+            (text, problem.map(Parsed::failed))
         }
+        Err(why) => (Arc::from(""), Some(Parsed::unread(why))),
     };
-    let (text, problem) = parse::decode(&bytes);
     let file = SourceFile::new(input.name, input.path, input.kind, text, input.requested);
-    let parsed = match problem {
-        Some(e) => Parsed::failed(e),
-        None => parse::parse(&file),
-    };
+    let parsed = stopped.unwrap_or_else(|| parse::parse(&file));
     (file, parsed)
 }
 
