@@ -41,7 +41,7 @@ pub struct Baseline {
 }
 
 fn recordable(rule: &str) -> bool {
-    rule != "parse-error"
+    !crate::rules::is_always_on(rule)
 }
 
 impl Baseline {

@@ -6,6 +6,9 @@
 //! exclude = ["vendor/**", "charts/*/templates"]
 //! max_file_size = 16                      # MiB; a larger file is a parse-error, not read
 //!
+//! [limits]                                # raise a limit that real input hits
+//! evaluation = 256                        # MiB of Terraform values evaluated, and more
+//!
 //! [rules]
 //! select = ["cost", "missing-shm"]        # rule ids or categories; default: all
 //! ignore = ["oversized-inference-gpu"]
@@ -39,6 +42,7 @@ use toml::Spanned;
 use crate::catalog::InstanceRow;
 use crate::finding::Severity;
 use crate::fit::models::ModelSpec;
+use crate::limits::{Limit, Limits};
 use crate::model::Provider;
 use crate::rules::{OptionKind, rule};
 
@@ -56,6 +60,8 @@ pub struct Config {
     pub exclude: Option<Exclude>,
     /// `max_file_size`, in bytes: a larger file is reported, not read.
     pub max_file_size: Option<u64>,
+    /// `[limits]`: the defaults, with what the file sets.
+    pub limits: Limits,
     /// `[rules] select`: replaced by `--select`.
     pub select: Vec<String>,
     /// `[rules] ignore`, and the rules whose severity is `off`: `--ignore` adds to it.
@@ -112,6 +118,8 @@ struct File {
     fail_on: Option<Spanned<String>>,
     exclude: Option<Vec<Spanned<String>>>,
     max_file_size: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    limits: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     rules: BTreeMap<String, Spanned<toml::Value>>,
     catalog: Option<CatalogSection>,
@@ -205,6 +213,31 @@ impl Config {
             config.max_file_size = Some(mib << 20);
         }
 
+        for (key, value) in file.limits {
+            let Some(limit) = Limit::ALL.into_iter().find(|l| l.key() == key) else {
+                let keys: Vec<&str> = Limit::ALL.iter().map(|l| l.key()).collect();
+                return Err(at(
+                    Some(value.span()),
+                    &format!(
+                        "unknown key `{key}` in `[limits]` (known: {})",
+                        keys.join(", ")
+                    ),
+                ));
+            };
+            let n = value
+                .get_ref()
+                .as_integer()
+                .and_then(|n| u64::try_from(n).ok())
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| {
+                    at(
+                        Some(value.span()),
+                        &format!("`limits.{key}` must be a whole number, from 1"),
+                    )
+                })?;
+            config.limits.set(limit, n);
+        }
+
         for (key, value) in file.rules {
             let span = value.span();
             match key.as_str() {
@@ -294,10 +327,10 @@ impl Config {
         };
         if let Some(level) = table.remove("severity") {
             let level = level.as_str().unwrap_or_default();
-            if id == "parse-error" {
+            if crate::rules::is_always_on(id) {
                 return Err(at(
                     Some(span),
-                    "`parse-error` is always an error; its severity cannot be set",
+                    &format!("`{id}` is always an error; its severity cannot be set"),
                 ));
             }
             match level {

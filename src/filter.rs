@@ -7,7 +7,7 @@ use crate::source::SourceDb;
 use crate::suppress::{self, Directive};
 
 /// Rules selected by `--select` and `--ignore`, each a rule id or a category name.
-/// `parse-error` always runs. An unknown name is an error, so a typo cannot silently
+/// `parse-error` and `limit-exceeded` always run. An unknown name is an error, so a typo cannot silently
 /// turn a check off.
 pub fn select_rules(
     select: &[String],
@@ -25,7 +25,7 @@ pub fn select_rules(
     Ok(RULES
         .iter()
         .filter(|r| {
-            r.id == "parse-error"
+            crate::rules::is_always_on(r.id)
                 || ((select.is_empty() || select.iter().any(|s| matches(s, r)))
                     && !ignore.iter().any(|s| matches(s, r)))
         })
@@ -56,8 +56,9 @@ pub fn finish(
         }
         hid
     };
-    // A file gpulint cannot read is never a pass: `parse-error` is not suppressible.
-    findings.retain(|f| f.rule == "parse-error" || !hidden(f, &mut directives));
+    // A file gpulint cannot read or check is never a pass: `parse-error` and
+    // `limit-exceeded` are not suppressible.
+    findings.retain(|f| crate::rules::is_always_on(f.rule) || !hidden(f, &mut directives));
     if selected.iter().any(|r| r.id == "unused-suppression") {
         let ran = |id: &str| selected.iter().any(|r| r.id == id);
         let mut unused: Vec<Finding> = directives

@@ -11,6 +11,7 @@ pub mod filter;
 pub mod finding;
 pub mod fingerprint;
 pub mod fit;
+pub mod limits;
 pub mod lint;
 pub mod lower;
 pub mod model;

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 
 use crate::discover::{Input, discover};
 use crate::finding::Finding;
+use crate::limits::Limits;
 use crate::parse::{self, Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb, SourceFile};
 use crate::{filter, lower, rules};
@@ -72,7 +73,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         notes,
     } = read(opts, stdin)?;
 
-    let model = lower::lower(&db, &parsed, &var_files);
+    let model = lower::lower_with(&db, &parsed, &var_files, &config.limits);
     let mut findings = filter::finish(
         &db,
         &parsed,
@@ -164,14 +165,14 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     }
 
     let cap = config.max_file_size.unwrap_or(MAX_FILE_SIZE);
-    let loaded = load_all(inputs, cap);
+    let loaded = load_all(inputs, cap, &config.limits);
     let mut db = SourceDb::default();
     let mut parsed = Vec::with_capacity(loaded.len());
     for (file, p) in loaded {
         db.add(file);
         parsed.push(p);
     }
-    load_local_modules(&mut db, &mut parsed, cwd.as_deref(), cap);
+    load_local_modules(&mut db, &mut parsed, cwd.as_deref(), cap, &config.limits);
     let mut notes = found.notes;
     notes.extend(skip_templates(&db, &mut parsed));
     Ok(Read {
@@ -229,6 +230,7 @@ fn load_local_modules(
     parsed: &mut Vec<Parsed>,
     cwd: Option<&std::path::Path>,
     cap: u64,
+    limits: &Limits,
 ) {
     let mut held: HashSet<String> = db.iter().map(|(_, f)| f.name.clone()).collect();
     let mut frontier: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
@@ -261,7 +263,7 @@ fn load_local_modules(
         if wanted.is_empty() {
             return;
         }
-        let loaded = load_all(wanted, cap);
+        let loaded = load_all(wanted, cap, limits);
         frontier = Vec::new();
         for (file, p) in loaded {
             frontier.push(db.add(file));
@@ -272,20 +274,27 @@ fn load_local_modules(
 
 /// Loads files in parallel on the pool. A single file (pre-commit's usual call, a pipe)
 /// loads on the calling thread: handing it to a worker and back costs more than parsing it.
-fn load_all(inputs: Vec<(Input, Option<Vec<u8>>)>, cap: u64) -> Vec<(SourceFile, Parsed)> {
+fn load_all(
+    inputs: Vec<(Input, Option<Vec<u8>>)>,
+    cap: u64,
+    limits: &Limits,
+) -> Vec<(SourceFile, Parsed)> {
     if inputs.len() == 1 {
-        return inputs.into_iter().map(|(i, b)| load(i, b, cap)).collect();
+        return inputs
+            .into_iter()
+            .map(|(i, b)| load(i, b, cap, limits))
+            .collect();
     }
     pool().install(|| {
         inputs
             .into_par_iter()
-            .map(|(i, b)| load(i, b, cap))
+            .map(|(i, b)| load(i, b, cap, limits))
             .collect()
     })
 }
 
 /// Reads, decodes and parses one file. Never fails: problems become syntax errors.
-fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64) -> (SourceFile, Parsed) {
+fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64, limits: &Limits) -> (SourceFile, Parsed) {
     let read = match (bytes, &input.path) {
         (Some(b), _) if b.len() as u64 > cap => Err(too_large(b.len() as u64, cap)),
         (Some(b), _) => Ok(b),
@@ -301,7 +310,7 @@ fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64) -> (SourceFile, Parsed) 
         Err(why) => (Arc::from(""), Some(Parsed::unread(why))),
     };
     let file = SourceFile::new(input.name, input.path, input.kind, text, input.requested);
-    let parsed = stopped.unwrap_or_else(|| parse::parse(&file));
+    let parsed = stopped.unwrap_or_else(|| parse::parse_with(&file, limits));
     (file, parsed)
 }
 

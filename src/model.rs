@@ -100,6 +100,22 @@ pub struct Inventory {
     pub workloads: Vec<Workload>,
     /// Files (or the parts of them) that did not parse.
     pub syntax_errors: Vec<SyntaxProblem>,
+    /// Limits hit while reading or evaluating: what was not checked, and where.
+    pub limits: Vec<LimitProblem>,
+}
+
+/// A limit hit in one file (a YAML document over its node limit) or one Terraform module
+/// (its evaluation budget spent).
+#[derive(Clone, Debug)]
+pub struct LimitProblem {
+    /// The file's name, or the module's address.
+    pub subject: String,
+    pub span: Span,
+    pub limit: crate::limits::Limit,
+    /// The limit's value in this run.
+    pub value: u64,
+    /// What was not checked, as a clause.
+    pub unchecked: String,
 }
 
 #[derive(Clone, Debug)]

@@ -2,6 +2,7 @@
 
 pub mod aws;
 pub mod azure;
+pub mod budget;
 pub mod functions;
 pub mod gcp;
 pub mod kubernetes;
@@ -14,9 +15,10 @@ use std::collections::{BTreeMap, HashSet};
 use hcl_edit::structure::Body;
 
 use crate::catalog::catalog;
+use crate::limits::Limits;
 use crate::model::{
-    Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider, Span, Stop, StopKind,
-    SyntaxProblem, Value,
+    Capacity, CapacityKind, GpuSet, Inventory, LimitProblem, Machine, Provider, Span, Stop,
+    StopKind, SyntaxProblem, Value,
 };
 use crate::parse::{Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb};
@@ -203,7 +205,23 @@ fn lower_module(
 /// Lowers every parsed file. `parsed[i]` belongs to `FileId(i)`; `var_files` are the
 /// `--var-file`s, applied after each module's own tfvars.
 pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventory {
+    lower_with(db, parsed, var_files, &Limits::default())
+}
+
+/// [`lower`], within `limits`.
+pub fn lower_with(
+    db: &SourceDb,
+    parsed: &[Parsed],
+    var_files: &[FileId],
+    limits: &Limits,
+) -> Inventory {
     let mut inv = Inventory::default();
+    let terraform_bytes: u64 = db
+        .iter()
+        .filter(|(_, f)| f.kind != FileKind::Yaml)
+        .map(|(_, f)| f.text.len() as u64)
+        .sum();
+    let run = budget::begin(limits, terraform_bytes);
     for (id, file) in db.iter() {
         let p = &parsed[id.0 as usize];
         if let Some(e) = &p.error {
@@ -213,6 +231,15 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
                 offset: e.offset,
                 message: e.message.clone(),
                 unread: p.unread,
+            });
+        }
+        for hit in &p.limits {
+            inv.limits.push(LimitProblem {
+                subject: file.name.clone(),
+                span: Span::new(id, hit.offset..hit.offset),
+                limit: hit.limit,
+                value: limits.get(hit.limit),
+                unchecked: hit.unchecked.clone(),
             });
         }
         if let (FileKind::Yaml, Syntax::Yaml(docs)) = (file.kind, &parsed[id.0 as usize].syntax) {
@@ -329,6 +356,16 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
     for plan in plans {
         lower_resources(&Module::new(&[plan], &[]), &mut inv);
     }
+    for hit in run.take_hits() {
+        inv.limits.push(LimitProblem {
+            subject: db.get(hit.file).name.clone(),
+            span: Span::new(hit.file, hit.range),
+            limit: hit.limit,
+            value: limits.get(hit.limit),
+            unchecked: hit.unchecked,
+        });
+    }
+    drop(run);
     link(&mut inv);
     inv
 }

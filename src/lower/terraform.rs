@@ -18,7 +18,8 @@ use hcl_edit::structure::{Block as EditBlock, Body, Structure};
 use hcl_edit::visit::{Visit, visit_expr};
 use hcl_edit::{Ident, Span as _};
 
-use super::role;
+use super::{budget, role};
+use crate::limits::Limit;
 use crate::model::{Role, Span, Value};
 use crate::parse::json::Remap;
 use crate::source::FileId;
@@ -444,11 +445,28 @@ fn expand<'a>(
             scope,
         });
     };
+    let max = budget::limit(Limit::Instances);
+    let over = |expr: &Expression, n: usize| {
+        let range = expr.span().unwrap_or(0..0);
+        budget::record(budget::Hit {
+            limit: Limit::Instances,
+            file: file.id,
+            range: match file.remap {
+                Some(m) => m.map(range),
+                None => range,
+            },
+            unchecked: format!("this block makes {n} instances; only the first {max} were checked"),
+        });
+    };
     if let Some(count) = block.body.get_attribute("count") {
         if let Some(hcl::Value::Number(n)) = scope.eval(&count.value)
             && let Some(n) = n.as_u64()
         {
-            for i in 0..n.min(MAX_INSTANCES as u64) {
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            if n > max {
+                over(&count.value, n);
+            }
+            for i in 0..n.min(max) as u64 {
                 let mut obj = hcl::Map::new();
                 obj.insert("index".to_string(), hcl::Value::from(i));
                 push(
@@ -473,7 +491,10 @@ fn expand<'a>(
                 .collect(),
             _ => return Expansion::Unknown,
         };
-        for (k, v) in items.into_iter().take(MAX_INSTANCES) {
+        if items.len() > max {
+            over(&each.value, items.len());
+        }
+        for (k, v) in items.into_iter().take(max) {
             let each = key_value(hcl::Value::String(k.clone()), v);
             push(Some(Key::Name(k)), scope.with("each", each));
         }
@@ -490,9 +511,6 @@ enum Expansion {
     Known,
     Unknown,
 }
-
-/// How many instances one `count`, `for_each` or `dynamic` block makes at most.
-const MAX_INSTANCES: usize = 1024;
 
 /// `each`, or a `dynamic` block's iterator: `{ key, value }`.
 fn key_value(key: hcl::Value, value: hcl::Value) -> hcl::Value {
@@ -918,10 +936,23 @@ impl<'a> Block<'a> {
                 .collect(),
             _ => return None,
         };
+        let max = budget::limit(Limit::Instances);
+        if items.len() > max {
+            let range = each.value.span().unwrap_or(0..0);
+            budget::record(budget::Hit {
+                limit: Limit::Instances,
+                file: self.file,
+                range: self.span(range).range,
+                unchecked: format!(
+                    "this `dynamic` block makes {} blocks; only the first {max} were checked",
+                    items.len()
+                ),
+            });
+        }
         Some(
             items
                 .into_iter()
-                .take(MAX_INSTANCES)
+                .take(max)
                 .map(|(k, v)| {
                     let scope = self.scope.with(&iterator, key_value(k, v));
                     let mut block = self.nested(content, &scope);

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use hcl_edit::structure::Body;
 
+use crate::limits::Limits;
 use crate::source::{FileKind, SourceFile};
 
 /// Where and why a file did not parse.
@@ -37,6 +38,8 @@ pub struct Parsed {
     /// The file was not read at all (`error` says why: too large, permission denied), as
     /// opposed to read and found broken.
     pub unread: bool,
+    /// Limits hit while reading it; what came before each was read.
+    pub limits: Vec<crate::limits::LimitHit>,
 }
 
 impl Parsed {
@@ -47,6 +50,7 @@ impl Parsed {
             error: None,
             remap: None,
             unread: false,
+            limits: Vec::new(),
         }
     }
 
@@ -56,6 +60,7 @@ impl Parsed {
             error: Some(error),
             remap: None,
             unread: false,
+            limits: Vec::new(),
         }
     }
 
@@ -101,9 +106,14 @@ pub fn decode(bytes: &[u8]) -> (Arc<str>, Option<SyntaxError>) {
     }
 }
 
-/// Parses one decoded file by its kind.
+/// Parses one decoded file by its kind, within the default limits.
 pub fn parse(file: &SourceFile) -> Parsed {
-    let mut parsed = parse_by_kind(file);
+    parse_with(file, &Limits::default())
+}
+
+/// Parses one decoded file by its kind, within `limits`.
+pub fn parse_with(file: &SourceFile, limits: &Limits) -> Parsed {
+    let mut parsed = parse_by_kind(file, limits);
     if let Some(e) = &mut parsed.error {
         e.offset = visible_offset(&file.text, e.offset);
     }
@@ -119,7 +129,7 @@ fn visible_offset(text: &str, offset: usize) -> usize {
     text.trim_end().len()
 }
 
-fn parse_by_kind(file: &SourceFile) -> Parsed {
+fn parse_by_kind(file: &SourceFile, limits: &Limits) -> Parsed {
     let json = file.name.to_ascii_lowercase().ends_with(".json");
     match file.kind {
         FileKind::Terraform | FileKind::TfVars if !json => match hcl::parse(&file.text) {
@@ -128,6 +138,7 @@ fn parse_by_kind(file: &SourceFile) -> Parsed {
                 error: None,
                 remap: None,
                 unread: false,
+                limits: Vec::new(),
             },
             Err(e) => Parsed::failed(e),
         },
@@ -135,12 +146,13 @@ fn parse_by_kind(file: &SourceFile) -> Parsed {
         FileKind::TfVars => from_json(file, json::vars_to_hcl),
         FileKind::Plan => from_json(file, json::plan_to_hcl),
         FileKind::Yaml => {
-            let stream = yaml::parse(file);
+            let stream = yaml::parse_with(file, limits);
             Parsed {
                 syntax: Syntax::Yaml(stream.docs),
                 error: stream.error,
                 remap: None,
                 unread: false,
+                limits: stream.limits,
             }
         }
     }
@@ -159,6 +171,7 @@ fn from_json(
                 error: None,
                 remap: Some(remap),
                 unread: false,
+                limits: Vec::new(),
             },
             // Generated text that does not parse is gpulint's fault; say so plainly.
             Err(e) => Parsed::failed(SyntaxError {

@@ -17,6 +17,7 @@ use std::ops::Range;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError};
 
 use super::SyntaxError;
+use crate::limits::{LimitHit, Limits};
 use crate::source::SourceFile;
 
 /// Deepest nesting accepted. Real manifests stay under 30.
@@ -137,6 +138,8 @@ pub struct YamlDoc {
 pub struct YamlStream {
     pub docs: Vec<YamlDoc>,
     pub error: Option<SyntaxError>,
+    /// Limits hit on the way.
+    pub limits: Vec<LimitHit>,
 }
 
 enum Frame {
@@ -163,7 +166,14 @@ struct Loader<'a> {
     docs: Vec<YamlDoc>,
 }
 
+/// Reads a YAML stream within the default limits.
 pub fn parse(file: &SourceFile) -> YamlStream {
+    parse_with(file, &Limits::default())
+}
+
+/// Reads a YAML stream within `limits`.
+pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
+    let _ = limits;
     let stream = parse_text(file);
     // Kubernetes' YAML reader (go-yaml) and PyYAML accept a flow collection or a quoted
     // scalar whose lines sit at or left of its block's indentation; saphyr does not. Read
@@ -307,6 +317,7 @@ fn parse_text(file: &SourceFile) -> YamlStream {
     YamlStream {
         docs: loader.docs,
         error,
+        limits: Vec::new(),
     }
 }
 

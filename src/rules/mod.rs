@@ -66,6 +66,7 @@ macro_rules! rules {
 
 rules! {
     parse_error::ParseError => "parse-error",
+    limit_exceeded::LimitExceeded => "limit-exceeded",
     missing_auto_shutdown::MissingAutoShutdown => "missing-auto-shutdown",
     gpu_pool_never_scales_to_zero::GpuPoolNeverScalesToZero => "gpu-pool-never-scales-to-zero",
     multi_gpu_without_nvlink::MultiGpuWithoutNvlink => "multi-gpu-without-nvlink",
@@ -84,6 +85,12 @@ rules! {
 }
 
 pub use unused_suppression::report as report_unused_suppressions;
+
+/// Rules that always run and that no suppression, severity or baseline hides: a file
+/// gpulint could not read, or could not check completely, is never a pass.
+pub fn is_always_on(id: &str) -> bool {
+    matches!(id, "parse-error" | "limit-exceeded")
+}
 
 pub fn rule(id: &str) -> Option<&'static RuleEntry> {
     RULES.iter().find(|r| r.id == id)

@@ -51,11 +51,11 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
         if *used {
             continue;
         }
-        if id == "parse-error" {
+        if crate::rules::is_always_on(id) {
             out.push(finding(
                 span.clone(),
-                format!("this {what} names `parse-error`, which cannot be suppressed"),
-                "fix the file instead: a file gpulint cannot read is never a pass",
+                format!("this {what} names `{id}`, which cannot be suppressed"),
+                "fix the file instead: a file gpulint cannot read or check is never a pass",
             ));
         } else if rule(id).is_none() {
             out.push(finding(
