@@ -11,9 +11,8 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Limit {
     /// MiB of values that Terraform evaluation may produce in one run (references
-    /// resolved, function results, `for` items), on top of a share per MiB of Terraform
-    /// read: `evaluation` + 64 × the Terraform read. The largest real repository tried
-    /// uses under 1 MiB.
+    /// resolved, function results, `for` items, 1 KiB an instance), on top of a share of
+    /// the Terraform read: `evaluation` + 16 × the Terraform read.
     Evaluation,
     /// Instances one `count`, `for_each` or `dynamic` block makes.
     Instances,
@@ -52,7 +51,7 @@ impl Limit {
 
     pub fn default_value(self) -> u64 {
         match self {
-            Limit::Evaluation => 256,
+            Limit::Evaluation => 128,
             Limit::Instances => 1024,
             Limit::ModuleInstances => 4096,
             Limit::ModuleDepth => 100,

@@ -219,9 +219,6 @@ fn skip_templates(db: &SourceDb, parsed: &mut [Parsed]) -> Option<String> {
     ))
 }
 
-/// How many rounds of module calls are followed to read modules outside the named paths.
-const MODULE_ROUNDS: usize = 16;
-
 /// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
 /// that the run does not hold yet, as Terraform would: they are judged through the call,
 /// and findings in them count when the calling file was asked about.
@@ -234,7 +231,8 @@ fn load_local_modules(
 ) {
     let mut held: HashSet<String> = db.iter().map(|(_, f)| f.name.clone()).collect();
     let mut frontier: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
-    for _ in 0..MODULE_ROUNDS {
+    // Each round reads the modules the last one called: as deep as lowering follows.
+    for _ in 0..limits.count(crate::limits::Limit::ModuleDepth) {
         let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
         for id in frontier {
             let file = db.get(id);

@@ -32,6 +32,10 @@ struct State {
     limits: Limits,
     /// Bytes of values evaluation may still produce.
     remaining: u64,
+    /// Resource and module instances it may still make: the budget again, at
+    /// [`INSTANCE`] bytes each, kept apart so that a spent budget still lets literal
+    /// resources be read.
+    instances: u64,
     /// The budget ran out; the hit has been recorded when `recorded`.
     spent: bool,
     recorded: bool,
@@ -42,18 +46,19 @@ thread_local! {
     static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
 }
 
-/// Starts the budget of a run: the configured MiB, plus 64 bytes for every byte of
+/// Starts the budget of a run: the configured MiB, plus 16 bytes for every byte of
 /// Terraform read, so that a large repository of ordinary modules never runs out.
 /// Ends (and forgets its hits) when the returned guard is dropped.
 pub fn begin(limits: &Limits, terraform_bytes: u64) -> Run {
     let remaining = limits
         .get(Limit::Evaluation)
         .saturating_mul(1 << 20)
-        .saturating_add(terraform_bytes.saturating_mul(64));
+        .saturating_add(terraform_bytes.saturating_mul(16));
     STATE.with(|s| {
         *s.borrow_mut() = Some(State {
             limits: limits.clone(),
             remaining,
+            instances: remaining / INSTANCE,
             spent: false,
             recorded: false,
             hits: Vec::new(),
@@ -66,8 +71,12 @@ pub fn begin(limits: &Limits, terraform_bytes: u64) -> Run {
 pub struct Run(());
 
 impl Run {
-    /// The limits hit so far, in the order they were hit.
-    pub fn take_hits(&self) -> Vec<Hit> {
+    /// The limits hit so far, in the order they were hit. A budget spent where no
+    /// evaluation could say where (a tfvars value) is placed at the start of `fallback`.
+    pub fn take_hits(&self, fallback: Option<FileId>) -> Vec<Hit> {
+        if let Some(file) = fallback {
+            record_spent(file, 0..0);
+        }
         STATE.with(|s| {
             s.borrow_mut()
                 .as_mut()
@@ -82,6 +91,10 @@ impl Drop for Run {
         STATE.with(|s| *s.borrow_mut() = None);
     }
 }
+
+/// What one `resource` or `module` instance is charged: its scope and what lowering
+/// builds from it.
+pub const INSTANCE: u64 = 1024;
 
 /// Charges `bytes` of values. `false` when the budget is spent (now or before): the value
 /// must not be built, and the evaluation that wanted it is unknown.
@@ -104,6 +117,38 @@ pub fn charge(bytes: u64) -> bool {
         }
     })
 }
+
+/// Takes one resource or module instance from the run's share. `false` when none is left:
+/// the instance is not made, and the first time that happens it is recorded at `range`.
+pub fn take_instance(file: FileId, range: Range<usize>) -> bool {
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        let Some(s) = s.as_mut() else { return true };
+        if s.instances > 0 {
+            s.instances -= 1;
+            return true;
+        }
+        if !s
+            .hits
+            .iter()
+            .any(|h| h.unchecked.starts_with(INSTANCES_LEFT))
+        {
+            s.hits.push(Hit {
+                limit: Limit::Evaluation,
+                file,
+                range,
+                unchecked: format!(
+                    "{INSTANCES_LEFT} ({INSTANCE} bytes of the budget each); this instance and \
+                     every later one were not checked"
+                ),
+            });
+        }
+        false
+    })
+}
+
+const INSTANCES_LEFT: &str =
+    "the run made as many resource and module instances as its budget allows";
 
 /// Whether the budget is spent: every evaluation from now on is unknown.
 pub fn spent() -> bool {
@@ -153,18 +198,19 @@ pub fn record(hit: Hit) {
     });
 }
 
-/// The size a value is charged at: its bytes of text, and a few for every node.
+/// The size a value is charged at, close to what it takes in memory: 64 bytes a node (the
+/// value and its place in a list or map) and its text with a heap header.
 pub fn size_of(v: &hcl::Value) -> u64 {
     let mut n = 0u64;
     let mut todo = vec![v];
     while let Some(v) = todo.pop() {
-        n = n.saturating_add(16);
+        n = n.saturating_add(64);
         match v {
-            hcl::Value::String(s) => n = n.saturating_add(s.len() as u64),
+            hcl::Value::String(s) => n = n.saturating_add(32 + s.len() as u64),
             hcl::Value::Array(items) => todo.extend(items),
             hcl::Value::Object(map) => {
                 for (k, v) in map {
-                    n = n.saturating_add(k.len() as u64);
+                    n = n.saturating_add(32 + k.len() as u64);
                     todo.push(v);
                 }
             }

@@ -149,6 +149,10 @@ fn coalesce(args: FuncArgs) -> Result<Value, String> {
 fn format(args: FuncArgs) -> Result<Value, String> {
     let (spec, rest) = args.split_first().ok_or("format needs a format string")?;
     let spec = string(spec)?;
+    // At most the spec and every argument once each (a verb takes one argument).
+    reserve(rest.iter().fold(spec.len() as u64, |n, a| {
+        n.saturating_add(super::budget::size_of(a))
+    }))?;
     let mut rest = rest.iter();
     let mut out = String::new();
     let mut chars = spec.chars();
@@ -210,6 +214,11 @@ fn join(args: FuncArgs) -> Result<Value, String> {
             parts.push(string(item)?);
         }
     }
+    reserve(
+        parts
+            .iter()
+            .fold(0u64, |n, p| n.saturating_add((p.len() + sep.len()) as u64)),
+    )?;
     Ok(Value::String(parts.join(&sep)))
 }
 
@@ -327,6 +336,10 @@ fn replace(args: FuncArgs) -> Result<Value, String> {
     if from.is_empty() {
         return Err("replace of an empty string".into());
     }
+    // Each match may grow the string: charge what it will be before building it.
+    let matches = s.matches(from.as_str()).count() as u64;
+    let len = (s.len() as u64).saturating_add(matches.saturating_mul(to.len() as u64));
+    reserve(len)?;
     Ok(Value::String(s.replace(&from, &to)))
 }
 
@@ -395,15 +408,33 @@ fn distinct(args: FuncArgs) -> Result<Value, String> {
     Ok(Value::Array(unique(list(&args[0])?)))
 }
 
-/// The items in order, each once.
+/// The items in order, each once, in linear time: scalars are told apart by their kind and
+/// text, collections by their JSON form.
 fn unique(items: &[Value]) -> Vec<Value> {
+    let mut seen: std::collections::HashSet<(u8, String)> = std::collections::HashSet::new();
     let mut out: Vec<Value> = Vec::new();
     for v in items {
-        if !out.contains(v) {
+        let key = match v {
+            Value::Null => (0, String::new()),
+            Value::Bool(b) => (1, b.to_string()),
+            Value::Number(n) => (2, n.to_string()),
+            Value::String(s) => (3, s.clone()),
+            other => (4, serde_json::to_string(other).unwrap_or_default()),
+        };
+        if seen.insert(key) {
             out.push(v.clone());
         }
     }
     out
+}
+
+/// Charges a result of `len` bytes before it is built; fails when the budget is spent.
+fn reserve(len: u64) -> Result<(), String> {
+    if super::budget::charge(len) {
+        Ok(())
+    } else {
+        Err("the evaluation budget is spent".into())
+    }
 }
 
 fn sort(args: FuncArgs) -> Result<Value, String> {

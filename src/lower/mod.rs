@@ -3,6 +3,7 @@
 pub mod aws;
 pub mod azure;
 pub mod budget;
+pub mod eval;
 pub mod functions;
 pub mod gcp;
 pub mod kubernetes;
@@ -15,7 +16,7 @@ use std::collections::{BTreeMap, HashSet};
 use hcl_edit::structure::Body;
 
 use crate::catalog::catalog;
-use crate::limits::Limits;
+use crate::limits::{Limit, Limits};
 use crate::model::{
     Capacity, CapacityKind, GpuSet, Inventory, LimitProblem, Machine, Provider, Span, Stop,
     StopKind, SyntaxProblem, Value,
@@ -121,19 +122,13 @@ pub fn module_sources(body: &Body) -> impl Iterator<Item = &str> {
 /// What module lowering needs from the whole run.
 struct Tree<'p> {
     folders: BTreeMap<String, Vec<TfFile<'p>>>,
-    /// Module instances left to evaluate: `for_each` calls nested in `for_each` calls
-    /// multiply, and a run must end.
+    /// Module instances the root being judged may still evaluate: `for_each` calls nested
+    /// in `for_each` calls multiply, and a run must end.
     budget: std::cell::Cell<usize>,
     /// Folders whose calls were all seen: evaluated through a call, or called with a
     /// known `count = 0` or empty `for_each`.
     reached: std::cell::RefCell<HashSet<String>>,
 }
-
-/// How many called-module instances one run evaluates at most.
-const MODULE_BUDGET: usize = 4096;
-
-/// How deep module calls may nest before gpulint stops following them.
-const MAX_MODULE_DEPTH: usize = 16;
 
 /// Lowers the resources of one module, for every provider.
 fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
@@ -171,7 +166,38 @@ fn lower_module(
         let Some(files) = tree.folders.get(&target) else {
             continue;
         };
-        if chain.len() >= MAX_MODULE_DEPTH || chain.contains(&target) || tree.budget.get() == 0 {
+        if chain.contains(&target) {
+            continue;
+        }
+        let depth = budget::limit(Limit::ModuleDepth);
+        let instances = budget::limit(Limit::ModuleInstances);
+        if chain.len() >= depth || tree.budget.get() == 0 {
+            let (limit, unchecked) = if chain.len() >= depth {
+                (
+                    Limit::ModuleDepth,
+                    format!(
+                        "this call is {} modules deep; the module it calls was not checked",
+                        chain.len()
+                    ),
+                )
+            } else {
+                (
+                    Limit::ModuleInstances,
+                    format!(
+                        "the root module `{}` already evaluated {instances} module instances; \
+                         this call and the later ones were not checked",
+                        chain
+                            .first()
+                            .map_or(".", |r| if r.is_empty() { "." } else { r.as_str() })
+                    ),
+                )
+            };
+            budget::record(budget::Hit {
+                limit,
+                file: call.block.header.file,
+                range: call.block.header.range.clone(),
+                unchecked,
+            });
             continue;
         }
         tree.budget.set(tree.budget.get() - 1);
@@ -301,7 +327,7 @@ pub fn lower_with(
                 )
             })
             .collect(),
-        budget: std::cell::Cell::new(MODULE_BUDGET),
+        budget: std::cell::Cell::new(0),
         reached: std::cell::RefCell::default(),
     };
     // A folder another folder of the run calls is judged through its calls, with the
@@ -335,6 +361,9 @@ pub fn lower_with(
         vars.extend(&globals);
         // A file that did not parse adds nothing; it is reported as `parse-error`.
         let module = Module::new(&tree.folders[dir], &vars);
+        // Each root has its own module budget: a monorepo of many roots is checked as
+        // completely as each root alone.
+        tree.budget.set(limits.count(Limit::ModuleInstances));
         lower_module(&module, dir, &tree, &mut vec![dir.clone()], inv);
     };
     for dir in &roots {
@@ -356,7 +385,11 @@ pub fn lower_with(
     for plan in plans {
         lower_resources(&Module::new(&[plan], &[]), &mut inv);
     }
-    for hit in run.take_hits() {
+    let first_terraform = db
+        .iter()
+        .find(|(_, f)| f.kind != FileKind::Yaml)
+        .map(|(id, _)| id);
+    for hit in run.take_hits(first_terraform) {
         inv.limits.push(LimitProblem {
             subject: db.get(hit.file).name.clone(),
             span: Span::new(hit.file, hit.range),

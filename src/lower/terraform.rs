@@ -7,12 +7,11 @@
 //! are decided before evaluation. Anything that does not evaluate (resource attributes, data
 //! sources, other functions, variables without a value) is [`Value::Unknown`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 use std::rc::Rc;
 
-use hcl::eval::{Context, ErrorKind, Evaluate};
 use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block as EditBlock, Body, Structure};
 use hcl_edit::visit::{Visit, visit_expr};
@@ -33,123 +32,7 @@ pub struct TfFile<'a> {
     pub remap: Option<&'a Remap>,
 }
 
-/// Where expressions are evaluated: variables, locals, functions and, inside an instance,
-/// `count`, `each` or a `dynamic` block's iterator.
-pub struct Scope {
-    ctx: Context<'static>,
-    /// `var.x` and `local.y` that have no value: references to them stay unknown even
-    /// inside `try`, which would otherwise take its fallback.
-    unknown: Rc<HashSet<String>>,
-}
-
-impl Scope {
-    fn new(unknown: HashSet<String>) -> Self {
-        let mut ctx = Context::new();
-        super::functions::declare(&mut ctx);
-        Scope {
-            ctx,
-            unknown: Rc::new(unknown),
-        }
-    }
-
-    /// This scope with one more variable (`count`, `each`, an iterator).
-    fn with(&self, name: &str, value: hcl::Value) -> Rc<Scope> {
-        let mut ctx = self.ctx.clone();
-        ctx.declare_var(name, value);
-        Rc::new(Scope {
-            ctx,
-            unknown: Rc::clone(&self.unknown),
-        })
-    }
-
-    /// Evaluates an expression; `None` when it does not evaluate.
-    pub fn eval(&self, expr: &Expression) -> Option<hcl::Value> {
-        let mut e = hcl::Expression::from(expr.clone());
-        self.prepare(&mut e, 0);
-        e.evaluate(&self.ctx).ok()
-    }
-
-    /// Marks references to values gpulint does not have, and decides `try` and `can`.
-    fn prepare(&self, e: &mut hcl::Expression, depth: usize) {
-        use hcl::Expression as E;
-        if depth > 64 {
-            *e = unknown_marker();
-            return;
-        }
-        let d = depth + 1;
-        match e {
-            E::Traversal(t) => {
-                if let (E::Variable(root), Some(hcl::expr::TraversalOperator::GetAttr(name))) =
-                    (&t.expr, t.operators.first())
-                    && self
-                        .unknown
-                        .contains(&format!("{}.{}", root.as_str(), name.as_str()))
-                {
-                    *e = unknown_marker();
-                    return;
-                }
-                self.prepare(&mut t.expr, d);
-                for op in &mut t.operators {
-                    if let hcl::expr::TraversalOperator::Index(i) = op {
-                        self.prepare(i, d);
-                    }
-                }
-            }
-            E::FuncCall(f) if matches!(f.name.name.as_str(), "try" | "can") => {
-                for a in &mut f.args {
-                    self.prepare(a, d);
-                }
-                *e = self.decide_try(f);
-            }
-            E::FuncCall(f) => f.args.iter_mut().for_each(|a| self.prepare(a, d)),
-            E::Array(items) => items.iter_mut().for_each(|a| self.prepare(a, d)),
-            E::Object(o) => o.values_mut().for_each(|v| self.prepare(v, d)),
-            E::Parenthesis(inner) => self.prepare(inner, d),
-            E::Conditional(c) => {
-                self.prepare(&mut c.cond_expr, d);
-                self.prepare(&mut c.true_expr, d);
-                self.prepare(&mut c.false_expr, d);
-            }
-            E::Operation(op) => match op.as_mut() {
-                hcl::expr::Operation::Unary(u) => self.prepare(&mut u.expr, d),
-                hcl::expr::Operation::Binary(b) => {
-                    self.prepare(&mut b.lhs_expr, d);
-                    self.prepare(&mut b.rhs_expr, d);
-                }
-            },
-            E::ForExpr(f) => self.prepare(&mut f.collection_expr, d),
-            _ => {}
-        }
-    }
-
-    /// `try(a, b, …)`: the first argument that evaluates, unless an earlier one failed
-    /// only for want of a value gpulint does not have. `can(a)`: whether `a` evaluates.
-    fn decide_try(&self, f: &hcl::expr::FuncCall) -> hcl::Expression {
-        let can = f.name.name.as_str() == "can";
-        for arg in &f.args {
-            match arg.evaluate(&self.ctx) {
-                Ok(v) => return if can { true.into() } else { v.into() },
-                Err(err) if is_unknown(err.kind()) => return unknown_marker(),
-                Err(_) if can => return false.into(),
-                Err(_) => {}
-            }
-        }
-        unknown_marker()
-    }
-}
-
-/// An error that means "no value here", not "this is wrong".
-fn is_unknown(kind: &ErrorKind) -> bool {
-    matches!(
-        kind,
-        ErrorKind::UndefinedVar(_) | ErrorKind::UndefinedFunc(_)
-    )
-}
-
-/// A variable that is never declared: evaluating it fails as unknown.
-fn unknown_marker() -> hcl::Expression {
-    hcl::Expression::Variable(hcl::Identifier::unchecked("__gpulint_unknown__").into())
-}
+pub use super::eval::Scope;
 
 /// Which instance of a resource or module call `count` or `for_each` made.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -220,7 +103,10 @@ impl<'a> Module<'a> {
         // Declared variables, whether each takes `null` from a caller as "use the default"
         // (`nullable = false`), and their type.
         let mut declared: Vec<(String, bool, Option<&Expression>)> = Vec::new();
-        for block in files.iter().flat_map(|f| f.body.get_blocks("variable")) {
+        for (file, block) in files
+            .iter()
+            .flat_map(|f| f.body.get_blocks("variable").map(move |b| (*f, b)))
+        {
             let Some(name) = block.labels.first().map(|l| l.as_str().to_string()) else {
                 continue;
             };
@@ -228,7 +114,7 @@ impl<'a> Module<'a> {
             match block
                 .body
                 .get_attribute("default")
-                .and_then(|d| empty.eval(&d.value))
+                .and_then(|d| empty.eval_in(&d.value, file))
             {
                 Some(v) => {
                     vars.insert(name.clone(), v);
@@ -240,7 +126,7 @@ impl<'a> Module<'a> {
             let not_nullable = block
                 .body
                 .get_attribute("nullable")
-                .and_then(|n| empty.eval(&n.value))
+                .and_then(|n| empty.eval_in(&n.value, file))
                 == Some(hcl::Value::Bool(false));
             let ty = block.body.get_attribute("type").map(|t| &t.value);
             declared.push((name, not_nullable, ty));
@@ -265,11 +151,11 @@ impl<'a> Module<'a> {
         for (name, _, ty) in &declared {
             if let (Some(ty), Some(v)) = (ty, vars.get_mut(name.as_str())) {
                 let ty = hcl::Expression::from((*ty).clone());
-                *v = with_type_defaults(std::mem::take(v), &ty, &empty, 0);
+                *v = with_type_defaults(std::mem::take(v), &ty, 0);
             }
         }
         let mut scope = Scope::new(unknown);
-        scope.ctx.declare_var("var", hcl::Value::Object(vars));
+        scope.declare("var", hcl::Value::Object(vars));
         resolve_locals(&mut scope, files);
         let scope = Rc::new(scope);
         let mut resources = Vec::new();
@@ -364,12 +250,7 @@ impl<'a> Module<'a> {
 /// A value as Terraform converts it to a type constraint: attributes an `object({…})`
 /// declares `optional(T, default)` are added with their default (or `null`) when absent
 /// or null, through `map`, `list`, `set` and nested objects. Anything else is unchanged.
-fn with_type_defaults(
-    v: hcl::Value,
-    ty: &hcl::Expression,
-    scope: &Scope,
-    depth: usize,
-) -> hcl::Value {
+fn with_type_defaults(v: hcl::Value, ty: &hcl::Expression, depth: usize) -> hcl::Value {
     use hcl::Expression as E;
     let E::FuncCall(call) = ty else { return v };
     if depth > 32 {
@@ -390,22 +271,22 @@ fn with_type_defaults(
                         let default = opt
                             .args
                             .get(1)
-                            .and_then(|d| d.evaluate(&scope.ctx).ok())
+                            .and_then(super::eval::eval_plain)
                             .unwrap_or(hcl::Value::Null);
                         match opt.args.first() {
                             Some(inner) if !default.is_null() => {
-                                with_type_defaults(default, inner, scope, depth + 1)
+                                with_type_defaults(default, inner, depth + 1)
                             }
                             _ => default,
                         }
                     }
                     (E::FuncCall(opt), Some(v)) if opt.name.name.as_str() == "optional" => {
                         match opt.args.first() {
-                            Some(inner) => with_type_defaults(v, inner, scope, depth + 1),
+                            Some(inner) => with_type_defaults(v, inner, depth + 1),
                             None => v,
                         }
                     }
-                    (field, Some(v)) => with_type_defaults(v, field, scope, depth + 1),
+                    (field, Some(v)) => with_type_defaults(v, field, depth + 1),
                     // A required attribute that is missing: leave it missing.
                     (_, None) => continue,
                 };
@@ -415,13 +296,13 @@ fn with_type_defaults(
         }
         ("map", hcl::Value::Object(map), Some(inner)) => hcl::Value::Object(
             map.into_iter()
-                .map(|(k, v)| (k, with_type_defaults(v, inner, scope, depth + 1)))
+                .map(|(k, v)| (k, with_type_defaults(v, inner, depth + 1)))
                 .collect(),
         ),
         ("list" | "set", hcl::Value::Array(items), Some(inner)) => hcl::Value::Array(
             items
                 .into_iter()
-                .map(|v| with_type_defaults(v, inner, scope, depth + 1))
+                .map(|v| with_type_defaults(v, inner, depth + 1))
                 .collect(),
         ),
         (_, v, _) => v,
@@ -438,6 +319,14 @@ fn expand<'a>(
     into: &mut Vec<Instance<'a>>,
 ) -> Expansion {
     let mut push = |key: Option<Key>, scope: Rc<Scope>| {
+        let range = block.ident.span().unwrap_or(0..0);
+        let range = match file.remap {
+            Some(m) => m.map(range),
+            None => range,
+        };
+        if !budget::take_instance(file.id, range) {
+            return;
+        }
         into.push(Instance {
             file,
             block,
@@ -459,7 +348,7 @@ fn expand<'a>(
         });
     };
     if let Some(count) = block.body.get_attribute("count") {
-        if let Some(hcl::Value::Number(n)) = scope.eval(&count.value)
+        if let Some(hcl::Value::Number(n)) = scope.eval_in(&count.value, file)
             && let Some(n) = n.as_u64()
         {
             let n = usize::try_from(n).unwrap_or(usize::MAX);
@@ -479,7 +368,7 @@ fn expand<'a>(
         return Expansion::Unknown;
     }
     if let Some(each) = block.body.get_attribute("for_each") {
-        let items: Vec<(String, hcl::Value)> = match scope.eval(&each.value) {
+        let items: Vec<(String, hcl::Value)> = match scope.eval_in(&each.value, file) {
             Some(hcl::Value::Object(map)) => map.into_iter().collect(),
             // A set of strings: each.key and each.value are the string.
             Some(hcl::Value::Array(items)) => items
@@ -520,36 +409,90 @@ fn key_value(key: hcl::Value, value: hcl::Value) -> hcl::Value {
     hcl::Value::Object(obj)
 }
 
-/// Locals may refer to each other in any order: evaluate until nothing more resolves.
-/// Those left over are unknown.
+/// Locals may refer to each other in any order: each is evaluated once, after the locals it
+/// names (found by walking its expression), so a chain of any length in any order costs one
+/// evaluation a local. A local in a cycle, or naming one that does not evaluate, is unknown.
 fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
-    let mut pending: Vec<(String, &Expression)> = files
-        .iter()
-        .flat_map(|f| f.body.get_blocks("locals"))
-        .flat_map(|b| b.body.attributes())
-        .map(|a| (a.key.as_str().to_string(), &a.value))
-        .collect();
-    let mut known = hcl::Map::new();
-    loop {
-        scope
-            .ctx
-            .declare_var("local", hcl::Value::Object(known.clone()));
-        let before = pending.len();
-        pending.retain(|(name, expr)| match scope.eval(expr) {
-            Some(v) => {
-                known.insert(name.clone(), v);
-                false
-            }
-            None => true,
-        });
-        if pending.len() == before {
-            break;
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum State {
+        New,
+        Visiting,
+        Done,
+    }
+    let mut defs: Vec<(String, &Expression, TfFile<'_>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for f in files {
+        for attr in f
+            .body
+            .get_blocks("locals")
+            .flat_map(|b| b.body.attributes())
+        {
+            // Terraform rejects a local defined twice; the last one is read.
+            index.insert(attr.key.as_str().to_string(), defs.len());
+            defs.push((attr.key.as_str().to_string(), &attr.value, *f));
         }
     }
-    let unknown = Rc::make_mut(&mut scope.unknown);
-    for (name, _) in pending {
-        unknown.insert(format!("local.{name}"));
+    let mut state = vec![State::New; defs.len()];
+    let mut known = hcl::Map::new();
+    for first in 0..defs.len() {
+        if index.get(&defs[first].0) != Some(&first) || state[first] != State::New {
+            continue;
+        }
+        // Depth-first over the locals each names, without recursion: a chain can be long.
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(first, local_deps(defs[first].1, &index))];
+        state[first] = State::Visiting;
+        while let Some((at, deps)) = stack.last_mut() {
+            let at = *at;
+            if let Some(dep) = deps.pop() {
+                match state[dep] {
+                    State::New => {
+                        state[dep] = State::Visiting;
+                        let deps = local_deps(defs[dep].1, &index);
+                        stack.push((dep, deps));
+                    }
+                    // A cycle: the local it closes on stays unknown.
+                    State::Visiting | State::Done => {}
+                }
+                continue;
+            }
+            stack.pop();
+            state[at] = State::Done;
+            let (name, expr, file) = &defs[at];
+            scope.declare("local", hcl::Value::Object(std::mem::take(&mut known)));
+            let value = scope.eval_in(expr, *file);
+            known = match scope.take("local") {
+                Some(hcl::Value::Object(m)) => m,
+                _ => hcl::Map::new(),
+            };
+            match value {
+                Some(v) => {
+                    known.insert(name.clone(), v);
+                }
+                None => scope.mark_unknown(format!("local.{name}")),
+            }
+        }
     }
+    scope.declare("local", hcl::Value::Object(known));
+}
+
+/// The locals an expression names (`local.NAME`), by their index in `index`.
+fn local_deps(expr: &Expression, index: &HashMap<String, usize>) -> Vec<usize> {
+    struct Collect<'i>(&'i HashMap<String, usize>, Vec<usize>);
+    impl Visit for Collect<'_> {
+        fn visit_traversal(&mut self, node: &hcl_edit::expr::Traversal) {
+            if let (Expression::Variable(root), Some(first)) = (&node.expr, node.operators.first())
+                && root.as_str() == "local"
+                && let TraversalOperator::GetAttr(name) = first.value()
+                && let Some(&i) = self.0.get(name.as_str())
+            {
+                self.1.push(i);
+            }
+            hcl_edit::visit::visit_traversal(self, node);
+        }
+    }
+    let mut c = Collect(index, Vec::new());
+    visit_expr(&mut c, expr);
+    c.1
 }
 
 /// A `module "NAME"` call, once per instance.
@@ -767,7 +710,11 @@ impl<'a> Block<'a> {
 
     fn eval(&self, expr: &Expression) -> Value<hcl::Value> {
         let span = self.expr_span(expr);
-        match self.scope.eval(expr) {
+        let value = self.scope.eval(expr);
+        if value.is_none() && budget::spent() {
+            budget::record_spent(self.file, span.range.clone());
+        }
+        match value {
             // `attr = null` means "not set" in Terraform.
             Some(hcl::Value::Null) => Value::Absent,
             Some(v) => Value::Known(v, span),

@@ -1,0 +1,521 @@
+//! Evaluation of Terraform expressions, within the run's [`budget`].
+//!
+//! hcl-rs evaluates an expression against a `Context` that owns every variable: each
+//! reference to `var.x` clones the whole `var` object, each `count` instance cloned the
+//! whole context, and nothing bounds what a `for`, a template or a function builds. So the
+//! evaluator here converts the hcl-edit expression itself, once, into the hcl-rs form with
+//! every reference it can resolve already replaced by the value it names (only that value
+//! is copied, and its size is charged), `try` and `can` decided, templates turned into a
+//! guarded concatenation, and every `for` item and function result passed through a guard
+//! that charges it. hcl-rs then evaluates that against a context holding only functions,
+//! declared once per thread. A spent budget makes every evaluation unknown at once.
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use hcl::eval::{Context, ErrorKind, Evaluate, FuncArgs, FuncDef, ParamType};
+use hcl::{Identifier, Value};
+use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
+use hcl_edit::template::Element;
+
+use super::budget;
+use super::terraform::TfFile;
+
+/// Where expressions are evaluated: the values of `var`, `local`, and inside an instance
+/// `count`, `each` or a `dynamic` block's iterator, chained to the scope they extend.
+pub struct Scope {
+    vars: HashMap<String, Rc<Value>>,
+    parent: Option<Rc<Scope>>,
+    /// `var.x` and `local.y` that have no value: references to them stay unknown even
+    /// inside `try`, which would otherwise take its fallback.
+    unknown: Rc<HashSet<String>>,
+}
+
+thread_local! {
+    /// The functions, declared once per thread: a context with no variables.
+    static FUNCS: Context<'static> = {
+        let mut ctx = Context::new();
+        super::functions::declare(&mut ctx);
+        ctx.declare_func(ITEM, FuncDef::builder().param(ParamType::Any).build(item));
+        ctx.declare_func(
+            CONCAT,
+            FuncDef::builder().variadic_param(ParamType::Any).build(concat),
+        );
+        ctx
+    };
+}
+
+/// Charges a value that evaluation made again (a `for` item, a function result, a value
+/// referenced inside a `for`), and passes it through.
+const ITEM: &str = "__gpulint_item";
+/// A template's parts, joined as Terraform interpolates them.
+const CONCAT: &str = "__gpulint_concat";
+/// What one step of a `for`, or one function call, costs besides the bytes it makes.
+const STEP: u64 = 256;
+
+fn item(args: FuncArgs) -> Result<Value, String> {
+    let v = args.into_values().pop().unwrap_or(Value::Null);
+    if budget::charge(STEP + budget::size_of(&v)) {
+        Ok(v)
+    } else {
+        Err(SPENT.into())
+    }
+}
+
+const SPENT: &str = "the evaluation budget is spent";
+
+/// `"a${x}b"`: strings, numbers and booleans as text; `null` and collections fail, as in
+/// Terraform. The length is charged before the string is built.
+#[allow(clippy::needless_pass_by_value)] // the signature hcl-rs calls
+fn concat(args: FuncArgs) -> Result<Value, String> {
+    let mut len = 0u64;
+    for a in args.iter() {
+        len += match a {
+            Value::String(s) => s.len() as u64,
+            Value::Number(_) | Value::Bool(_) => 24,
+            Value::Null => return Err("interpolated a null value".into()),
+            _ => return Err("interpolated a collection".into()),
+        };
+    }
+    if !budget::charge(STEP + len) {
+        return Err(SPENT.into());
+    }
+    let mut out = String::with_capacity(usize::try_from(len).unwrap_or(0));
+    for a in args.iter() {
+        match a {
+            Value::String(s) => out.push_str(s),
+            Value::Number(n) => out.push_str(&n.to_string()),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            _ => {}
+        }
+    }
+    Ok(Value::String(out))
+}
+
+impl Scope {
+    pub fn new(unknown: HashSet<String>) -> Self {
+        Scope {
+            vars: HashMap::new(),
+            parent: None,
+            unknown: Rc::new(unknown),
+        }
+    }
+
+    /// Declares a root name (`var`, `local`).
+    pub fn declare(&mut self, name: &str, value: Value) {
+        self.vars.insert(name.to_string(), Rc::new(value));
+    }
+
+    /// Marks `local.name` (or `var.name`) as having no value.
+    pub fn mark_unknown(&mut self, name: String) {
+        Rc::make_mut(&mut self.unknown).insert(name);
+    }
+
+    /// This scope with one more name (`count`, `each`, an iterator): nothing is copied.
+    pub fn with(self: &Rc<Self>, name: &str, value: Value) -> Rc<Scope> {
+        let mut vars = HashMap::with_capacity(1);
+        vars.insert(name.to_string(), Rc::new(value));
+        Rc::new(Scope {
+            vars,
+            parent: Some(Rc::clone(self)),
+            unknown: Rc::clone(&self.unknown),
+        })
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Rc<Value>> {
+        let mut scope = self;
+        loop {
+            if let Some(v) = scope.vars.get(name) {
+                return Some(v);
+            }
+            scope = scope.parent.as_deref()?;
+        }
+    }
+
+    fn is_unknown(&self, root: &str, attr: &str) -> bool {
+        (root == "var" || root == "local") && self.unknown.contains(&format!("{root}.{attr}"))
+    }
+
+    /// Evaluates an expression; `None` when it does not evaluate, or when the budget is
+    /// spent. What it returns is charged: values that are kept (locals, inputs) count.
+    pub fn eval(&self, expr: &Expression) -> Option<Value> {
+        if budget::spent() {
+            // A literal costs no more than its text: still read it.
+            return is_literal(expr, 0)
+                .then(|| eval_plain(&hcl::Expression::from(expr.clone())))
+                .flatten();
+        }
+        let e = Convert {
+            scope: self,
+            bound: Vec::new(),
+        }
+        .expr(expr, 0);
+        let v = eval_plain(&e)?;
+        budget::charge(budget::size_of(&v)).then_some(v)
+    }
+}
+
+impl Scope {
+    /// [`Scope::eval`] of an expression in `file`: when it fails because the budget is
+    /// spent, this is where the limit was hit.
+    pub fn eval_in(&self, expr: &Expression, file: TfFile<'_>) -> Option<Value> {
+        let v = self.eval(expr);
+        if v.is_none() && budget::spent() {
+            let range = hcl_edit::Span::span(expr).unwrap_or(0..0);
+            let range = match file.remap {
+                Some(m) => m.map(range),
+                None => range,
+            };
+            budget::record_spent(file.id, range);
+        }
+        v
+    }
+
+    /// Removes a root name, giving back its value (copied only if still shared).
+    pub fn take(&mut self, name: &str) -> Option<Value> {
+        let v = self.vars.remove(name)?;
+        Some(Rc::try_unwrap(v).unwrap_or_else(|v| (*v).clone()))
+    }
+}
+
+/// Evaluates an hcl-rs expression that names no variables (a type's default, a converted
+/// expression) with the functions.
+pub fn eval_plain(e: &hcl::Expression) -> Option<Value> {
+    FUNCS.with(|ctx| e.evaluate(ctx)).ok()
+}
+
+/// Whether an expression is written out in full: no reference, function or template.
+fn is_literal(e: &Expression, depth: usize) -> bool {
+    if depth > 64 {
+        return false;
+    }
+    match e {
+        Expression::Null(_)
+        | Expression::Bool(_)
+        | Expression::Number(_)
+        | Expression::String(_) => true,
+        Expression::Array(items) => items.iter().all(|i| is_literal(i, depth + 1)),
+        Expression::Object(o) => o
+            .iter()
+            .all(|(k, v)| matches!(k, ObjectKey::Ident(_)) && is_literal(v.expr(), depth + 1)),
+        Expression::Parenthesis(p) => is_literal(p.inner(), depth + 1),
+        _ => false,
+    }
+}
+
+/// An error that means "no value here", not "this is wrong".
+fn is_unknown(kind: &ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::UndefinedVar(_) | ErrorKind::UndefinedFunc(_)
+    )
+}
+
+/// A variable that is never declared: evaluating it fails as unknown.
+pub fn unknown_marker() -> hcl::Expression {
+    hcl::Expression::Variable(Identifier::unchecked("__gpulint_unknown__").into())
+}
+
+fn call(name: &str, args: Vec<hcl::Expression>) -> hcl::Expression {
+    let mut f = hcl::expr::FuncCall::new(Identifier::unchecked(name));
+    f.args = args;
+    hcl::Expression::FuncCall(Box::new(f))
+}
+
+/// One expression's conversion: `bound` are the names a `for` around it declares, which
+/// only hcl-rs knows while it iterates.
+struct Convert<'s> {
+    scope: &'s Scope,
+    bound: Vec<String>,
+}
+
+impl Convert<'_> {
+    fn expr(&mut self, e: &Expression, depth: usize) -> hcl::Expression {
+        use hcl::Expression as H;
+        // hcl-edit reads at most 64 levels; values inlined below count in the budget.
+        if depth > 128 {
+            return unknown_marker();
+        }
+        let d = depth + 1;
+        match e {
+            Expression::Null(_) => H::Null,
+            Expression::Bool(b) => H::Bool(*b.value()),
+            Expression::Number(n) => H::Number(*n.value()),
+            Expression::String(s) => H::String(s.value().clone()),
+            Expression::Array(items) => H::Array(items.iter().map(|i| self.expr(i, d)).collect()),
+            Expression::Object(o) => {
+                let mut out = hcl::Object::new();
+                for (k, v) in o {
+                    let key = match k {
+                        ObjectKey::Ident(i) => {
+                            hcl::ObjectKey::Identifier(Identifier::unchecked(i.as_str()))
+                        }
+                        // A bare name is a literal key in Terraform, whatever it names.
+                        ObjectKey::Expression(Expression::Variable(v)) => {
+                            hcl::ObjectKey::Identifier(Identifier::unchecked(v.as_str()))
+                        }
+                        ObjectKey::Expression(x) => hcl::ObjectKey::Expression(self.expr(x, d)),
+                    };
+                    out.insert(key, self.expr(v.expr(), d));
+                }
+                H::Object(out)
+            }
+            Expression::StringTemplate(t) => self.template(t.iter(), None, d),
+            Expression::HeredocTemplate(h) => self.template(h.template.iter(), h.indent(), d),
+            Expression::Parenthesis(p) => H::Parenthesis(Box::new(self.expr(p.inner(), d))),
+            Expression::Variable(v) => self.reference(v.as_str(), &[], d),
+            Expression::Traversal(t) => match &t.expr {
+                Expression::Variable(root) => self.reference(root.as_str(), &t.operators, d),
+                other => {
+                    let base = self.expr(other, d);
+                    let ops = self.operators(&t.operators, d);
+                    H::from(hcl::expr::Traversal::new(base, ops))
+                }
+            },
+            Expression::Conditional(c) => H::from(hcl::expr::Conditional::new(
+                self.expr(&c.cond_expr, d),
+                self.expr(&c.true_expr, d),
+                self.expr(&c.false_expr, d),
+            )),
+            Expression::UnaryOp(u) => H::from(hcl::expr::UnaryOp::new(
+                *u.operator.value(),
+                self.expr(&u.expr, d),
+            )),
+            Expression::BinaryOp(b) => H::from(hcl::expr::BinaryOp::new(
+                self.expr(&b.lhs_expr, d),
+                *b.operator.value(),
+                self.expr(&b.rhs_expr, d),
+            )),
+            Expression::FuncCall(f) => {
+                if !f.name.namespace.is_empty() {
+                    // `provider::aws::arn_parse(…)`: no provider functions here.
+                    return unknown_marker();
+                }
+                let name = f.name.name.as_str();
+                let args: Vec<H> = f.args.iter().map(|a| self.expr(a, d)).collect();
+                if matches!(name, "try" | "can") {
+                    return self.decide_try(name == "can", &args);
+                }
+                let mut call_expr = hcl::expr::FuncCall::new(Identifier::unchecked(name));
+                call_expr.args = args;
+                call_expr.expand_final = f.args.expand_final();
+                call(ITEM, vec![H::FuncCall(Box::new(call_expr))])
+            }
+            Expression::ForExpr(f) => {
+                let collection = self.expr(&f.intro.collection_expr, d);
+                let key_var = f.intro.key_var.as_ref().map(|k| k.as_str().to_string());
+                let value_var = f.intro.value_var.as_str().to_string();
+                let outer = self.bound.len();
+                self.bound.extend(key_var.iter().cloned());
+                self.bound.push(value_var.clone());
+                let key_expr = f
+                    .key_expr
+                    .as_ref()
+                    .map(|k| call(ITEM, vec![self.expr(k, d)]));
+                let value_expr = call(ITEM, vec![self.expr(&f.value_expr, d)]);
+                let cond_expr = f
+                    .cond
+                    .as_ref()
+                    .map(|c| call(ITEM, vec![self.expr(&c.expr, d)]));
+                self.bound.truncate(outer);
+                H::ForExpr(Box::new(hcl::expr::ForExpr {
+                    key_var: key_var.map(Identifier::unchecked),
+                    value_var: Identifier::unchecked(value_var),
+                    collection_expr: collection,
+                    key_expr,
+                    value_expr,
+                    grouping: f.grouping,
+                    cond_expr,
+                }))
+            }
+        }
+    }
+
+    fn operators(
+        &mut self,
+        ops: &[hcl_edit::Decorated<TraversalOperator>],
+        d: usize,
+    ) -> Vec<hcl::expr::TraversalOperator> {
+        use hcl::expr::TraversalOperator as T;
+        ops.iter()
+            .map(|op| match op.value() {
+                TraversalOperator::AttrSplat(_) => T::AttrSplat,
+                TraversalOperator::FullSplat(_) => T::FullSplat,
+                TraversalOperator::GetAttr(k) => T::GetAttr(Identifier::unchecked(k.as_str())),
+                TraversalOperator::Index(e) => T::Index(self.expr(e, d)),
+                TraversalOperator::LegacyIndex(n) => T::LegacyIndex(*n.value()),
+            })
+            .collect()
+    }
+
+    /// `root.a["b"][0]…`: as much of the path as can be followed now is replaced by the
+    /// value it reaches (only that part is copied); the rest is left to hcl-rs.
+    fn reference(
+        &mut self,
+        root: &str,
+        ops: &[hcl_edit::Decorated<TraversalOperator>],
+        d: usize,
+    ) -> hcl::Expression {
+        let with_ops = |base: hcl::Expression, ops: Vec<hcl::expr::TraversalOperator>| {
+            if ops.is_empty() {
+                base
+            } else {
+                hcl::Expression::from(hcl::expr::Traversal::new(base, ops))
+            }
+        };
+        if self.bound.iter().any(|b| b == root) {
+            let ops = self.operators(ops, d);
+            return with_ops(
+                hcl::Expression::Variable(Identifier::unchecked(root).into()),
+                ops,
+            );
+        }
+        if let Some(TraversalOperator::GetAttr(first)) = ops.first().map(hcl_edit::Decorated::value)
+            && self.scope.is_unknown(root, first.as_str())
+        {
+            return unknown_marker();
+        }
+        // Resources, data sources, `path`, `terraform`: not values gpulint has.
+        let Some(value) = self.scope.lookup(root) else {
+            return unknown_marker();
+        };
+        let mut v: &Value = value;
+        let mut followed = 0;
+        for op in ops {
+            let next = match op.value() {
+                TraversalOperator::GetAttr(k) => match v {
+                    Value::Object(m) => m.get(k.as_str()),
+                    _ => None,
+                },
+                TraversalOperator::Index(e) => match (v, self.expr(e, d)) {
+                    (Value::Object(m), hcl::Expression::String(k)) => m.get(&k),
+                    (Value::Array(a), hcl::Expression::Number(n)) => n
+                        .as_u64()
+                        .and_then(|n| usize::try_from(n).ok())
+                        .and_then(|n| a.get(n)),
+                    _ => None,
+                },
+                TraversalOperator::LegacyIndex(n) => match v {
+                    Value::Array(a) => usize::try_from(*n.value()).ok().and_then(|n| a.get(n)),
+                    _ => None,
+                },
+                TraversalOperator::AttrSplat(_) | TraversalOperator::FullSplat(_) => None,
+            };
+            match next {
+                Some(n) => {
+                    v = n;
+                    followed += 1;
+                }
+                None => break,
+            }
+        }
+        let rest = &ops[followed..];
+        // A missing attribute fails on an empty object just as on this one, uncopied.
+        let missing_attr = matches!(
+            (rest.first().map(hcl_edit::Decorated::value), v),
+            (Some(TraversalOperator::GetAttr(_)), Value::Object(_))
+        );
+        let base = if missing_attr {
+            hcl::Expression::Object(hcl::Object::new())
+        } else {
+            self.literal(v)
+        };
+        let ops = self.operators(rest, d);
+        with_ops(base, ops)
+    }
+
+    /// A value as an expression, charged; inside a `for` it is charged at every step.
+    fn literal(&self, v: &Value) -> hcl::Expression {
+        if !budget::charge(budget::size_of(v)) {
+            return unknown_marker();
+        }
+        let e = hcl::Expression::from(v.clone());
+        if self.bound.is_empty() {
+            e
+        } else {
+            call(ITEM, vec![e])
+        }
+    }
+
+    /// `try(a, b, …)`: the first argument that evaluates, unless an earlier one failed only
+    /// for want of a value gpulint does not have (or a spent budget). `can(a)`: whether `a`
+    /// evaluates.
+    fn decide_try(&self, can: bool, args: &[hcl::Expression]) -> hcl::Expression {
+        for arg in args {
+            let result = FUNCS.with(|ctx| arg.evaluate(ctx));
+            match result {
+                Ok(v) if can => {
+                    drop(v);
+                    return true.into();
+                }
+                Ok(v) => return self.literal(&v),
+                Err(_) if budget::spent() => return unknown_marker(),
+                Err(err) if is_unknown(err.kind()) => return unknown_marker(),
+                Err(_) if can => return false.into(),
+                Err(_) => {}
+            }
+        }
+        unknown_marker()
+    }
+
+    /// A template as a guarded concatenation of its parts; a lone `${x}` is `x` itself.
+    /// `%{if}` and `%{for}` directives are not evaluated (unknown). `indent` is a `<<-`
+    /// heredoc's: that many leading spaces come off every line.
+    fn template<'e>(
+        &mut self,
+        elements: impl Iterator<Item = &'e Element>,
+        indent: Option<usize>,
+        d: usize,
+    ) -> hcl::Expression {
+        let elements: Vec<&Element> = elements.collect();
+        if let [Element::Interpolation(i)] = elements[..] {
+            return self.expr(&i.expr, d);
+        }
+        let mut parts: Vec<hcl::Expression> = Vec::with_capacity(elements.len());
+        let mut line_start = true;
+        let mut strip_next = false;
+        for (n, el) in elements.iter().enumerate() {
+            match el {
+                Element::Literal(l) => {
+                    let mut text = match indent {
+                        Some(k) => dedent(l.value(), k, line_start),
+                        None => l.value().clone(),
+                    };
+                    line_start = text.ends_with('\n');
+                    if strip_next {
+                        text = text.trim_start().to_string();
+                    }
+                    if let Some(Element::Interpolation(next)) = elements.get(n + 1)
+                        && next.strip.strip_start()
+                    {
+                        text = text.trim_end().to_string();
+                    }
+                    strip_next = false;
+                    parts.push(hcl::Expression::String(text));
+                }
+                Element::Interpolation(i) => {
+                    parts.push(self.expr(&i.expr, d));
+                    strip_next = i.strip.strip_end();
+                    line_start = false;
+                }
+                Element::Directive(_) => return unknown_marker(),
+            }
+        }
+        call(CONCAT, parts)
+    }
+}
+
+/// `text` with up to `k` leading spaces taken off each line that starts in it (the first
+/// only when it starts a line).
+fn dedent(text: &str, k: usize, line_start: bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i > 0 || line_start {
+            let spaces = line.bytes().take(k).take_while(|b| *b == b' ').count();
+            out.push_str(&line[spaces..]);
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
+}
