@@ -652,6 +652,7 @@ impl SourceCode for IndexedSource<'_> {
 }
 
 #[cfg(test)]
+#[allow(clippy::single_range_in_vec_init)] // one label's span, not a range of values
 mod tests {
     use super::*;
     use crate::source::FileKind;
