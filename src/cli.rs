@@ -15,6 +15,7 @@ use crate::fit::plan::Query;
 use crate::fit::{Method, Optimizer, Precision, Recompute};
 use crate::lint::{Options, lint};
 use crate::report;
+use crate::report::escape::escape;
 use crate::rules::{RULES, rule};
 
 #[derive(Parser, Debug)]
@@ -209,7 +210,7 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("gpulint: error: {message}");
+            eprintln!("gpulint: error: {}", escape(&message));
             ExitCode::from(2)
         }
     }
@@ -327,8 +328,9 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
             ));
         }
     }
+    // Notes name files: escaped, so a file name cannot forge a line in a terminal or CI log.
     for note in &outcome.notes {
-        eprintln!("gpulint: {note}");
+        eprintln!("gpulint: {}", escape(note));
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color =

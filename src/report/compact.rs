@@ -1,8 +1,10 @@
-//! `file:line:col: severity [rule] message`, one finding per line (tflint's `compact`).
+//! `file:line:col: severity [rule] message`, one finding per line (tflint's `compact`). File
+//! names and messages are [`escape`]d, so one finding is always one line.
 
 use std::fmt::Write;
 
 use super::Location;
+use super::escape::escape;
 use crate::lint::Outcome;
 
 pub fn render(outcome: &Outcome) -> String {
@@ -12,7 +14,12 @@ pub fn render(outcome: &Outcome) -> String {
         let _ = writeln!(
             out,
             "{}:{}:{}: {} [{}] {}",
-            at.file, at.region.start_line, at.region.start_column, f.severity, f.rule, f.message
+            escape(at.file),
+            at.region.start_line,
+            at.region.start_column,
+            f.severity,
+            f.rule,
+            escape(&f.message)
         );
     }
     out

@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::Location;
+use super::escape::{escape, is_unsafe, push_escaped};
 use crate::finding::Severity;
 use crate::lint::Outcome;
 
@@ -27,17 +28,32 @@ pub fn render(outcome: &Outcome) -> String {
             r.end_line,
             r.end_column,
             property(&format!("gpulint {}", f.rule)),
-            data(&format!("{}\nhelp: {}", f.message, f.help)),
+            data(&format!(
+                "{}\nhelp: {}",
+                escape(&f.message),
+                escape(&f.help)
+            )),
         );
     }
     out
 }
 
-/// The message of a command: `%`, CR and LF escaped, as the runner's `toCommandValue` expects.
+/// The message of a command: `%`, CR and LF escaped, as the runner's `toCommandValue` expects,
+/// and every other control or bidi character written as [`escape`] writes it, so nothing in
+/// a command reaches the log raw. The message and help come in escaped already: the one LF
+/// left is the break this format puts between them.
 fn data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if is_unsafe(c) => push_escaped(c, &mut out),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A property value: also `:` and `,`, which would end it.
@@ -53,5 +69,9 @@ mod tests {
     fn escaping_follows_the_runner() {
         assert_eq!(data("50% of\r\nit"), "50%25 of%0D%0Ait");
         assert_eq!(property("a:b,c%"), "a%3Ab%2Cc%25");
+        assert_eq!(
+            data("a\u{1b}[2J\u{85}\u{202e}b"),
+            "a\\u{1b}[2J\\u{85}\\u{202e}b"
+        );
     }
 }

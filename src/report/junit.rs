@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 use super::Location;
+use super::escape::escape;
 use crate::lint::Outcome;
 
 pub fn render(outcome: &Outcome) -> String {
@@ -74,9 +75,11 @@ pub fn render(outcome: &Outcome) -> String {
     out
 }
 
-/// Escapes text for an XML attribute or element, and drops the characters XML 1.0 cannot
-/// hold at all (controls other than tab and newlines), which a hostile file name could carry.
+/// Escapes text for an XML attribute or element. Text from the files read comes through
+/// [`escape`] first, so no control or bidi character reaches the report raw; what XML 1.0
+/// cannot hold at all is dropped besides.
 fn xml(s: &str) -> String {
+    let s = escape(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -100,6 +103,9 @@ mod tests {
 
     #[test]
     fn xml_escapes_and_drops_what_xml_cannot_hold() {
-        assert_eq!(xml("a<b & \"c\"\u{1}\n"), "a&lt;b &amp; &quot;c&quot;&#10;");
+        assert_eq!(
+            xml("a<b & \"c\"\u{1}\n\u{202e}"),
+            "a&lt;b &amp; &quot;c&quot;\\u{1}\\n\\u{202e}"
+        );
     }
 }

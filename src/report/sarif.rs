@@ -51,7 +51,8 @@ pub fn render(outcome: &Outcome) -> String {
             "results": results,
         }],
     });
-    let mut s = serde_json::to_string_pretty(&report).expect("plain data serializes");
+    let mut s =
+        super::escape::json(serde_json::to_string_pretty(&report).expect("plain data serializes"));
     s.push('\n');
     s
 }
