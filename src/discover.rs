@@ -95,6 +95,12 @@ impl Seen {
         }
     }
 
+    /// Is the file at `path` an input already?
+    pub fn holds(&mut self, path: &Path) -> bool {
+        let key = self.key(path);
+        self.keys.contains_key(&key)
+    }
+
     /// Where `input` already is (the same file, or for stdin the same name), or `None` after
     /// recording it at `index`. A different file whose display name is taken gets a name of
     /// its own: its path as given (`lnk/../main.tf`), else that with a number.
@@ -291,6 +297,7 @@ pub fn discover(
         .collect();
     dirs.sort();
     dirs.dedup();
+    let mut sibling_links = Vec::new();
     for dir in dirs {
         let siblings = folder_files(&dir, is_module_file, follow_external_links);
         for p in siblings.files {
@@ -298,12 +305,13 @@ pub fn discover(
                 add(&mut found, file_input(&p, kind, false, cwd.as_deref()));
             }
         }
-        external.0.extend(
-            siblings
-                .external
-                .iter()
-                .map(|p| display_name(p, cwd.as_deref())),
-        );
+        sibling_links.extend(siblings.external);
+    }
+    // A link the walk took (it leads inside the walked folder) is not skipped.
+    for p in sibling_links {
+        if !seen.holds(&p) {
+            external.0.push(display_name(&p, cwd.as_deref()));
+        }
     }
     external.0.sort();
     external.0.dedup();
@@ -512,6 +520,16 @@ mod tests {
             "modules/gpu/main.tf"
         );
         assert_eq!(display_name(Path::new("../x.tf"), None), "../x.tf");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn escapes_are_unambiguous() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = |b: &[u8]| escape(std::ffi::OsStr::from_bytes(b));
+        assert_eq!(name(b"\xFF.tf"), "\\xFF.tf");
+        assert_eq!(name(b"\\xFF.tf"), "\\\\xFF.tf");
+        assert_ne!(name(b"\xFF.tf"), name(b"\\xFF.tf"));
     }
 
     #[test]
