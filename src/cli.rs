@@ -158,6 +158,10 @@ pub struct CheckArgs {
     /// Record this run's findings as a baseline, then report only what it cannot hide.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// Read links found in a folder that lead outside it (by default they are skipped with
+    /// a note, so a link to a secret cannot print it into a log).
+    #[arg(long)]
+    pub follow_external_links: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -210,7 +214,7 @@ pub fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("gpulint: error: {}", escape(&message));
+            note(&format!("error: {message}"));
             ExitCode::from(2)
         }
     }
@@ -231,22 +235,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Explain { rule: id } => {
             let entry =
                 rule(&id).ok_or_else(|| format!("unknown rule `{id}` (see `gpulint rules`)"))?;
-            print!("{}", entry.doc);
+            out(entry.doc);
             Ok(ExitCode::SUCCESS)
         }
         Command::Rules { format } => {
-            print!("{}", rules_listing(format));
+            out(&rules_listing(format));
             Ok(ExitCode::SUCCESS)
         }
         Command::Fit(args) => fit(&args),
         Command::Catalog { query, format } => {
-            let out = match format {
+            let listing = match format {
                 OutputFormat::Human => report::catalog::human(query.as_deref()),
                 OutputFormat::Json => report::catalog::json(query.as_deref()),
             };
-            match out {
+            match listing {
                 Some(text) => {
-                    print!("{text}");
+                    out(&text);
                     Ok(ExitCode::SUCCESS)
                 }
                 None => Err(format!(
@@ -279,13 +283,10 @@ fn fit(a: &FitArgs) -> Result<ExitCode, String> {
         instance: a.instance.clone(),
         utilization: a.gpu_memory_utilization,
     })?;
-    print!(
-        "{}",
-        match a.format {
-            OutputFormat::Human => report::fit::human(&plan),
-            OutputFormat::Json => report::fit::json(&plan),
-        }
-    );
+    out(&match a.format {
+        OutputFormat::Human => report::fit::human(&plan),
+        OutputFormat::Json => report::fit::json(&plan),
+    });
     // Against given GPUs, `fit` is an assertion: 1 when the job does not fit.
     let fits = plan.verdict().is_none_or(|(_, v)| v.fits);
     Ok(if fits {
@@ -303,12 +304,22 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
         var_files: args.var_file.clone(),
         select: args.select.clone(),
         ignore: args.ignore.clone(),
+        follow_external_links: args.follow_external_links,
         config: Config::load(args.config.as_deref(), &cwd)?,
     };
     opts.config.install()?;
     // Read before linting, so a bad baseline fails fast.
-    let baseline = args.baseline.as_deref().map(Baseline::load).transpose()?;
+    let cap = opts
+        .config
+        .max_file_size
+        .unwrap_or(crate::lint::MAX_FILE_SIZE);
+    let baseline = args
+        .baseline
+        .as_deref()
+        .map(|p| Baseline::load(p, cap))
+        .transpose()?;
     let mut outcome = lint(&opts, std::io::stdin().lock())?;
+    refuse_overwrite(args, &outcome, opts.config.path.as_deref())?;
     if let Some(path) = &args.write_baseline {
         let (written, n) = Baseline::write(&outcome, path)?;
         outcome.notes.push(format!(
@@ -328,9 +339,8 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
             ));
         }
     }
-    // Notes name files: escaped, so a file name cannot forge a line in a terminal or CI log.
-    for note in &outcome.notes {
-        eprintln!("gpulint: {}", escape(note));
+    for line in &outcome.notes {
+        note(line);
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     let color =
@@ -365,6 +375,71 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Writes to stdout. A closed pipe (`gpulint rules | head`) is not an error of the run.
+fn out(text: &str) {
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
+}
+
+/// Writes a line to stderr, prefixed `gpulint: `. An unwritable stderr (`2>/dev/full`, a
+/// closed pipe) loses the note, never the report or the exit code. It is escaped, so a
+/// file name cannot forge a line in a terminal or CI log.
+fn note(line: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "gpulint: {}", escape(line));
+}
+
+/// `--output` or `--write-baseline` naming a file the run read (`--output main.tf`) would
+/// destroy it: refused before anything is written. Rewriting the `--baseline` file with
+/// `--write-baseline` refreshes it, and is allowed.
+fn refuse_overwrite(
+    args: &CheckArgs,
+    outcome: &crate::lint::Outcome,
+    config: Option<&std::path::Path>,
+) -> Result<(), String> {
+    use crate::discover::written_file;
+    let targets = [
+        ("--output", &args.output),
+        ("--write-baseline", &args.write_baseline),
+    ];
+    // A file that does not exist yet was not read.
+    let targets: Vec<_> = targets
+        .into_iter()
+        .filter_map(|(flag, p)| {
+            let p = p.as_deref()?;
+            Some((flag, p, written_file(p)?))
+        })
+        .collect();
+    if targets.is_empty() {
+        return Ok(());
+    }
+    let mut read: Vec<(String, Option<crate::discover::WrittenFile>)> = outcome
+        .db
+        .iter()
+        .filter_map(|(_, f)| Some((format!("`{}`", f.name), f.path.as_deref()?)))
+        .map(|(n, p)| (n, written_file(p)))
+        .collect();
+    if let Some(c) = config {
+        read.push((format!("the config `{}`", c.display()), written_file(c)));
+    }
+    let baseline = args.baseline.as_deref().and_then(written_file);
+    for (flag, path, key) in targets {
+        let hit = read
+            .iter()
+            .find(|(_, k)| k.as_ref() == Some(&key))
+            .map(|(n, _)| n.clone())
+            .or_else(|| {
+                (flag == "--output" && baseline.as_ref() == Some(&key))
+                    .then(|| "the baseline".to_string())
+            });
+        if let Some(what) = hit {
+            return Err(format!(
+                "`{flag} {}` names {what}, which this run reads: refusing to overwrite it",
+                path.display()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// `gpulint rules` in each format. The markdown form is the README's rule table.

@@ -5,6 +5,7 @@
 //! fail_on = "error"                       # the default of --fail-on
 //! exclude = ["vendor/**", "charts/*/templates"]
 //! max_file_size = 16                      # MiB; a larger file is a parse-error, not read
+//! follow_external_links = false           # read links in folders that lead outside them
 //!
 //! [limits]                                # raise a limit that real input hits
 //! evaluation = 256                        # MiB of Terraform values evaluated, and more
@@ -48,6 +49,9 @@ use crate::rules::{OptionKind, rule};
 
 pub const FILE_NAME: &str = ".gpulint.toml";
 
+/// The largest configuration file read.
+const MAX_CONFIG_SIZE: u64 = 1 << 20;
+
 /// The configuration of a run. `Default` is "no file".
 #[derive(Clone, Debug, Default)]
 pub struct Config {
@@ -60,6 +64,8 @@ pub struct Config {
     pub exclude: Option<Exclude>,
     /// `max_file_size`, in bytes: a larger file is reported, not read.
     pub max_file_size: Option<u64>,
+    /// `follow_external_links`: read links found in a folder that lead outside it.
+    pub follow_external_links: bool,
     /// `[limits]`: the defaults, with what the file sets.
     pub limits: Limits,
     /// `[rules] select`: replaced by `--select`.
@@ -119,6 +125,8 @@ struct File {
     exclude: Option<Vec<Spanned<String>>>,
     max_file_size: Option<Spanned<toml::Value>>,
     #[serde(default)]
+    follow_external_links: bool,
+    #[serde(default)]
     limits: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
     rules: BTreeMap<String, Spanned<toml::Value>>,
@@ -147,8 +155,14 @@ impl Config {
         let Some(path) = path else {
             return Ok(Config::default());
         };
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| format!("cannot read config `{}`: {e}", path.display()))?;
+        // Read before `max_file_size` is known: a configuration is small.
+        let text = crate::bounded::read_file(
+            &path,
+            MAX_CONFIG_SIZE,
+            "a configuration file is read up to 1 MiB",
+        )
+        .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
+        .map_err(|e| format!("cannot read config `{}`: {e}", path.display()))?;
         let mut config = Config::parse(&text, &path)?;
         if let Some(exclude) = &mut config.exclude {
             let dir = path.parent().unwrap_or(Path::new(""));
@@ -212,6 +226,8 @@ impl Config {
                 })?;
             config.max_file_size = Some(mib << 20);
         }
+
+        config.follow_external_links = file.follow_external_links;
 
         for (key, value) in file.limits {
             let Some(limit) = Limit::ALL.into_iter().find(|l| l.key() == key) else {

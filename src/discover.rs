@@ -1,9 +1,15 @@
 //! Discovery: command-line paths to the files to read.
 //!
 //! Folders are walked (skipping `.git`, `.terraform` and `node_modules`; links to files are
-//! read, links to folders are not followed, so a link loop cannot trap the walk). A named
-//! `.tf` or `.tfvars` file brings in the rest of its folder's Terraform module as context,
-//! because pre-commit passes single files while Terraform reads whole folders.
+//! read, links to folders are not followed, so a link loop cannot trap the walk). A link
+//! found in a folder whose target lies outside that folder is not read unless asked
+//! (`--follow-external-links`): a pull request must not be able to print
+//! `/proc/self/environ` or a credentials file into the CI log. A named `.tf` or `.tfvars`
+//! file brings in the rest of its folder's Terraform module as context, because pre-commit
+//! passes single files while Terraform reads whole folders.
+//!
+//! Each file is read once, whatever paths lead to it (files are told apart by identity,
+//! not by name), and two files never share a display name.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -28,6 +34,140 @@ pub struct Input {
     pub requested: bool,
 }
 
+/// What makes two paths one file: the canonical path of the folder holding it, with its
+/// name. `gpu/main.tf`, `./gpu/main.tf` and `gpu/../gpu/main.tf` are one file; `main.tf` and
+/// `lnk/../main.tf` (with `lnk` a link to another folder) are two; and a shared file linked
+/// into two roots is a file of each root, as Terraform reads it. A folder that does not
+/// resolve leaves the path as given.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct FileKey(PathBuf);
+
+/// What a write to `path` would overwrite: the file at the end of its links (its device
+/// and inode where there are inodes), or `None` when there is none yet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WrittenFile {
+    Node(u64, u64),
+    Path(PathBuf),
+}
+
+pub fn written_file(path: &Path) -> Option<WrittenFile> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt as _;
+        let m = std::fs::metadata(path).ok()?;
+        Some(WrittenFile::Node(m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    std::fs::canonicalize(path).ok().map(WrittenFile::Path)
+}
+
+/// The inputs of a run so far: each file once, each under a name of its own.
+#[derive(Debug, Default)]
+pub struct Seen {
+    /// Canonical folders, by the path they were reached by.
+    dirs: HashMap<PathBuf, Option<PathBuf>>,
+    keys: HashMap<FileKey, usize>,
+    names: HashMap<String, usize>,
+}
+
+impl Seen {
+    /// The identity of the file at `path`.
+    pub fn key(&mut self, path: &Path) -> FileKey {
+        let as_given = || FileKey(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()));
+        let (Some(dir), Some(name)) = (path.parent(), path.file_name()) else {
+            return as_given();
+        };
+        let canonical = self
+            .dirs
+            .entry(dir.to_path_buf())
+            .or_insert_with(|| {
+                std::fs::canonicalize(if dir.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    dir
+                })
+                .ok()
+            })
+            .clone();
+        match canonical {
+            Some(d) => FileKey(d.join(name)),
+            None => as_given(),
+        }
+    }
+
+    /// Is the file at `path` an input already?
+    pub fn holds(&mut self, path: &Path) -> bool {
+        let key = self.key(path);
+        self.keys.contains_key(&key)
+    }
+
+    /// Where `input` already is (the same file, or for stdin the same name), or `None` after
+    /// recording it at `index`. A different file whose display name is taken gets a name of
+    /// its own: its path as given (`lnk/../main.tf`), else that with a number.
+    pub fn add(&mut self, input: &mut Input, index: usize, cwd: Option<&Path>) -> Option<usize> {
+        let key = input.path.as_deref().map(|p| self.key(p));
+        let known = match &key {
+            Some(k) => self.keys.get(k),
+            None => self.names.get(&input.name),
+        };
+        if let Some(&i) = known {
+            return Some(i);
+        }
+        if self.names.contains_key(&input.name) {
+            let raw = input
+                .path
+                .as_deref()
+                .map_or_else(|| input.name.clone(), |p| raw_name(p, cwd));
+            let mut name = raw.clone();
+            let mut n = 2;
+            while self.names.contains_key(&name) {
+                name = format!("{raw} ({n})");
+                n += 1;
+            }
+            input.name = name;
+        }
+        self.names.insert(input.name.clone(), index);
+        if let Some(k) = key {
+            self.keys.insert(k, index);
+        }
+        None
+    }
+}
+
+/// Links that were not read because they lead outside the folder they were found in.
+#[derive(Debug, Default)]
+pub struct External(pub Vec<String>);
+
+impl External {
+    /// One note for all of them, naming a few.
+    pub fn note(&self) -> Option<String> {
+        let (first, rest) = self.0.split_first()?;
+        let mut names = format!("`{first}`");
+        for n in rest.iter().take(2) {
+            let _ = write!(names, ", `{n}`");
+        }
+        if rest.len() > 2 {
+            let _ = write!(names, " and {} more", rest.len() - 2);
+        }
+        Some(format!(
+            "skipped {names}: {} outside the folder linted, not read unless \
+             `--follow-external-links` (or `follow_external_links = true` in .gpulint.toml) is given",
+            if self.0.len() == 1 {
+                "a link to a file"
+            } else {
+                "links to files"
+            }
+        ))
+    }
+}
+
+/// Does the link at `path`, found in `root` (canonical), lead outside it? A link that does
+/// not resolve is kept: reading it gives a finding that says why, and no content.
+fn leads_outside(path: &Path, root: Option<&Path>) -> bool {
+    let Some(root) = root else { return false };
+    std::fs::canonicalize(path).is_ok_and(|target| !target.starts_with(root))
+}
+
 /// What discovery found, and what it skipped (for a note on stderr).
 #[derive(Debug, Default)]
 pub struct Discovered {
@@ -38,11 +178,14 @@ pub struct Discovered {
 /// Turns command-line paths into inputs. `-` stands for stdin, named `stdin_name`.
 /// A path that does not exist is an error: the run cannot do what was asked.
 /// Files and folders that `exclude` matches are skipped, named or found; they still count
-/// as Terraform module context.
+/// as Terraform module context. Links found in a folder that lead outside it are skipped
+/// with a note unless `follow_external_links`; a file named on the command line is read as
+/// named.
 pub fn discover(
     paths: &[PathBuf],
     stdin_name: Option<&str>,
     exclude: Option<&Exclude>,
+    follow_external_links: bool,
 ) -> Result<Discovered, String> {
     let cwd = std::env::current_dir().ok();
     let excluded = |p: &Path| match (exclude, &cwd) {
@@ -50,13 +193,15 @@ pub fn discover(
         _ => false,
     };
     let mut found = Discovered::default();
-    let mut seen: HashMap<String, usize> = HashMap::new();
-    let mut add = |found: &mut Discovered, input: Input| match seen.get(&input.name) {
-        Some(&i) => found.inputs[i].requested |= input.requested,
-        None => {
-            seen.insert(input.name.clone(), found.inputs.len());
-            found.inputs.push(input);
-        }
+    let mut seen = Seen::default();
+    let mut external = External::default();
+    let mut add = |found: &mut Discovered, mut input: Input| match seen.add(
+        &mut input,
+        found.inputs.len(),
+        cwd.as_deref(),
+    ) {
+        Some(i) => found.inputs[i].requested |= input.requested,
+        None => found.inputs.push(input),
     };
 
     // Helm charts whose templates were skipped, with how many files each.
@@ -85,6 +230,9 @@ pub fn discover(
         let meta = std::fs::metadata(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
         if meta.is_dir() {
+            let root = (!follow_external_links)
+                .then(|| std::fs::canonicalize(path).ok())
+                .flatten();
             let walk = WalkDir::new(path)
                 .sort_by_file_name()
                 .into_iter()
@@ -102,6 +250,8 @@ pub fn discover(
                         };
                         if let Some(chart) = helm_chart(e.path()) {
                             skip_chart(chart);
+                        } else if e.path_is_symlink() && leads_outside(e.path(), root.as_deref()) {
+                            external.0.push(display_name(e.path(), cwd.as_deref()));
                         } else if kind != FileKind::Plan {
                             // Plan JSON is read when named: a folder holds many other `.json`.
                             add(&mut found, file_input(e.path(), kind, true, cwd.as_deref()));
@@ -147,14 +297,25 @@ pub fn discover(
         .collect();
     dirs.sort();
     dirs.dedup();
+    let mut sibling_links = Vec::new();
     for dir in dirs {
-        let siblings = folder_files(&dir, is_module_file);
-        for p in siblings {
+        let siblings = folder_files(&dir, is_module_file, follow_external_links);
+        for p in siblings.files {
             if let Some(kind) = FileKind::from_path(&p) {
                 add(&mut found, file_input(&p, kind, false, cwd.as_deref()));
             }
         }
+        sibling_links.extend(siblings.external);
     }
+    // A link the walk took (it leads inside the walked folder) is not skipped.
+    for p in sibling_links {
+        if !seen.holds(&p) {
+            external.0.push(display_name(&p, cwd.as_deref()));
+        }
+    }
+    external.0.sort();
+    external.0.dedup();
+    found.notes.extend(external.note());
     Ok(found)
 }
 
@@ -195,30 +356,48 @@ pub fn is_config_file(path: &Path) -> bool {
     FileKind::from_path(path) == Some(FileKind::Terraform)
 }
 
-/// The configuration files of a module folder, sorted.
-pub fn module_config_files(dir: &Path) -> Vec<PathBuf> {
-    folder_files(dir, is_config_file)
+/// The configuration files of a module folder, sorted, and the links in it that lead
+/// outside it (not read unless `follow_external_links`).
+pub fn module_config_files(dir: &Path, follow_external_links: bool) -> FolderFiles {
+    folder_files(dir, is_config_file, follow_external_links)
+}
+
+/// The files of one folder, and its links to files outside it that were not taken.
+#[derive(Debug, Default)]
+pub struct FolderFiles {
+    pub files: Vec<PathBuf>,
+    pub external: Vec<PathBuf>,
 }
 
 /// The files of one folder (not its subfolders) that `keep` accepts, sorted.
-fn folder_files(dir: &Path, keep: fn(&Path) -> bool) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(if dir.as_os_str().is_empty() {
+fn folder_files(dir: &Path, keep: fn(&Path) -> bool, follow_external_links: bool) -> FolderFiles {
+    let dir_or_here = if dir.as_os_str().is_empty() {
         Path::new(".")
     } else {
         dir
-    }) else {
-        return Vec::new();
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let path = dir.join(e.file_name());
-            let file = e.file_type().is_ok_and(|t| is_file_or_link(t, &path));
-            (file && keep(&path)).then_some(path)
-        })
-        .collect();
-    files.sort();
-    files
+    let Ok(entries) = std::fs::read_dir(dir_or_here) else {
+        return FolderFiles::default();
+    };
+    let root = (!follow_external_links)
+        .then(|| std::fs::canonicalize(dir_or_here).ok())
+        .flatten();
+    let mut out = FolderFiles::default();
+    for e in entries.filter_map(Result::ok) {
+        let path = dir.join(e.file_name());
+        let Ok(t) = e.file_type() else { continue };
+        if !(is_file_or_link(t, &path) && keep(&path)) {
+            continue;
+        }
+        if t.is_symlink() && leads_outside(&path, root.as_deref()) {
+            out.external.push(path);
+        } else {
+            out.files.push(path);
+        }
+    }
+    out.files.sort();
+    out.external.sort();
+    out
 }
 
 /// A regular file, or a symbolic link to one (a shared `providers.tf` is often linked
@@ -278,16 +457,36 @@ pub fn display_name(path: &Path, cwd: Option<&Path>) -> String {
     }
 }
 
-/// A path component as text. Bytes that are not UTF-8 are written `\xNN`, so that two
-/// such names stay distinct (a lossy `�` would merge them) and every report can carry them.
-fn escape(part: &std::ffi::OsStr) -> String {
-    if let Some(s) = part.to_str() {
-        return s.to_string();
+/// A path as given, for a file whose [`display_name`] another file holds: `.` and empty
+/// parts dropped, `..` kept (`lnk/../main.tf` is not `main.tf` when `lnk` is a link).
+fn raw_name(path: &Path, cwd: Option<&Path>) -> String {
+    let rel = cwd
+        .filter(|_| path.is_absolute())
+        .and_then(|c| path.strip_prefix(c).ok())
+        .unwrap_or(path);
+    let parts: Vec<String> = rel
+        .components()
+        .filter(|c| *c != Component::CurDir)
+        .map(|c| match c {
+            Component::RootDir => String::new(),
+            other => escape(other.as_os_str()),
+        })
+        .collect();
+    if parts.is_empty() {
+        ".".into()
+    } else {
+        parts.join("/")
     }
+}
+
+/// A path component as text. Bytes that are not UTF-8 are written `\xNN` and a backslash
+/// `\\`, so that two names never read alike (a lossy `�` would merge them, and so would a
+/// file literally named `\xFF.tf`) and every report can carry them.
+fn escape(part: &std::ffi::OsStr) -> String {
     let bytes = part.as_encoded_bytes();
     let mut out = String::with_capacity(bytes.len() + 8);
     for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
+        out.push_str(&chunk.valid().replace('\\', "\\\\"));
         for b in chunk.invalid() {
             let _ = write!(out, "\\x{b:02X}");
         }
@@ -321,6 +520,16 @@ mod tests {
             "modules/gpu/main.tf"
         );
         assert_eq!(display_name(Path::new("../x.tf"), None), "../x.tf");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn escapes_are_unambiguous() {
+        use std::os::unix::ffi::OsStrExt;
+        let name = |b: &[u8]| escape(std::ffi::OsStr::from_bytes(b));
+        assert_eq!(name(b"\xFF.tf"), "\\xFF.tf");
+        assert_eq!(name(b"\\xFF.tf"), "\\\\xFF.tf");
+        assert_ne!(name(b"\xFF.tf"), name(b"\\xFF.tf"));
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! The pipeline (DESIGN.md): discover → parse → lower → model → rules → filter → report.
 
 pub mod baseline;
+pub mod bounded;
 pub mod catalog;
 pub mod cli;
 pub mod config;

@@ -1,7 +1,6 @@
 //! The pipeline, in order: discover → parse → lower → rules → filter. The CLI and the
 //! tests both call [`lint`], so the CLI stays thin.
 
-use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
@@ -21,6 +20,9 @@ pub struct Options {
     pub var_files: Vec<PathBuf>,
     pub select: Vec<String>,
     pub ignore: Vec<String>,
+    /// Read links found in a folder that lead outside it (also `follow_external_links` in
+    /// the config).
+    pub follow_external_links: bool,
     /// `.gpulint.toml`, loaded by the caller.
     pub config: crate::config::Config,
 }
@@ -120,18 +122,20 @@ pub struct Read {
 /// so that the benchmark can time parsing apart from linting.
 pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     let config = &opts.config;
+    let follow = opts.follow_external_links || config.follow_external_links;
+    let cap = config.max_file_size.unwrap_or(MAX_FILE_SIZE);
     let found = discover(
         &opts.paths,
         opts.stdin_filename.as_deref(),
         config.exclude.as_ref(),
+        follow,
     )?;
+    // Over the cap, stdin stops being read; `load` reports it as too large.
     let stdin_bytes = if found.inputs.iter().any(|i| i.path.is_none()) {
-        let mut buf = Vec::new();
-        let mut stdin = stdin;
-        stdin
-            .read_to_end(&mut buf)
-            .map_err(|e| format!("cannot read stdin: {e}"))?;
-        Some(buf)
+        Some(
+            crate::bounded::read_stream(stdin, cap)
+                .map_err(|e| format!("cannot read stdin: {e}"))?,
+        )
     } else {
         None
     };
@@ -147,24 +151,35 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         })
         .collect();
     let cwd = std::env::current_dir().ok();
+    let mut seen = crate::discover::Seen::default();
+    for (i, (input, _)) in inputs.iter_mut().enumerate() {
+        seen.add(input, i, cwd.as_deref());
+    }
     let mut var_files = Vec::new();
     for path in &opts.var_files {
-        let bytes = std::fs::read(path)
+        let bytes = crate::bounded::read_file(path, cap, crate::bounded::MAX_FILE_SIZE)
             .map_err(|e| format!("cannot read --var-file `{}`: {e}", path.display()))?;
-        let name = crate::discover::display_name(path, cwd.as_deref());
-        inputs.push((
-            Input {
-                name,
-                path: Some(path.clone()),
-                kind: FileKind::TfVars,
-                requested: true,
-            },
-            Some(bytes),
-        ));
-        var_files.push(FileId(u32::try_from(inputs.len() - 1).expect("few files")));
+        let mut input = Input {
+            name: crate::discover::display_name(path, cwd.as_deref()),
+            path: Some(path.clone()),
+            kind: FileKind::TfVars,
+            requested: true,
+        };
+        // A var file inside a linted folder is one file: read once, reported once.
+        let index = match seen.add(&mut input, inputs.len(), cwd.as_deref()) {
+            Some(i) => {
+                inputs[i].0.requested = true;
+                inputs[i].1 = Some(bytes);
+                i
+            }
+            None => {
+                inputs.push((input, Some(bytes)));
+                inputs.len() - 1
+            }
+        };
+        var_files.push(FileId(u32::try_from(index).expect("few files")));
     }
 
-    let cap = config.max_file_size.unwrap_or(MAX_FILE_SIZE);
     let loaded = load_all(inputs, cap, &config.limits);
     let mut db = SourceDb::default();
     let mut parsed = Vec::with_capacity(loaded.len());
@@ -172,8 +187,19 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         db.add(file);
         parsed.push(p);
     }
-    load_local_modules(&mut db, &mut parsed, cwd.as_deref(), cap, &config.limits);
     let mut notes = found.notes;
+    let modules = Modules {
+        cwd: cwd.as_deref(),
+        cap,
+        limits: &config.limits,
+        follow,
+    };
+    notes.extend(load_local_modules(
+        &mut db,
+        &mut parsed,
+        &mut seen,
+        &modules,
+    ));
     notes.extend(skip_templates(&db, &mut parsed));
     Ok(Read {
         db,
@@ -219,20 +245,28 @@ fn skip_templates(db: &SourceDb, parsed: &mut [Parsed]) -> Option<String> {
     ))
 }
 
+/// How [`load_local_modules`] reads.
+struct Modules<'a> {
+    cwd: Option<&'a std::path::Path>,
+    cap: u64,
+    limits: &'a Limits,
+    follow: bool,
+}
+
 /// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
 /// that the run does not hold yet, as Terraform would: they are judged through the call,
-/// and findings in them count when the calling file was asked about.
+/// and findings in them count when the calling file was asked about. Returns a note for
+/// links in module folders that lead outside them, which are not read unless `follow`.
 fn load_local_modules(
     db: &mut SourceDb,
     parsed: &mut Vec<Parsed>,
-    cwd: Option<&std::path::Path>,
-    cap: u64,
-    limits: &Limits,
-) {
-    let mut held: HashSet<String> = db.iter().map(|(_, f)| f.name.clone()).collect();
+    seen: &mut crate::discover::Seen,
+    how: &Modules,
+) -> Option<String> {
+    let mut external = crate::discover::External::default();
     let mut frontier: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
     // Each round reads the modules the last one called: as deep as lowering follows.
-    for _ in 0..limits.count(crate::limits::Limit::ModuleDepth) {
+    for _ in 0..how.limits.count(crate::limits::Limit::ModuleDepth) {
         let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
         for id in frontier {
             let file = db.get(id);
@@ -243,31 +277,40 @@ fn load_local_modules(
             };
             let dir = path.parent().unwrap_or_else(|| std::path::Path::new(""));
             for source in lower::module_sources(body).filter(|s| lower::is_local_source(s)) {
-                for p in crate::discover::module_config_files(&dir.join(source)) {
-                    let name = crate::discover::display_name(&p, cwd);
-                    if held.insert(name.clone()) {
-                        let kind = FileKind::from_path(&p).unwrap_or(FileKind::Terraform);
-                        let input = Input {
-                            name,
-                            path: Some(p),
-                            kind,
-                            requested: file.requested,
-                        };
+                let found = crate::discover::module_config_files(&dir.join(source), how.follow);
+                external.0.extend(
+                    found
+                        .external
+                        .iter()
+                        .map(|p| crate::discover::display_name(p, how.cwd)),
+                );
+                for p in found.files {
+                    let mut input = Input {
+                        name: crate::discover::display_name(&p, how.cwd),
+                        kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
+                        path: Some(p),
+                        requested: file.requested,
+                    };
+                    let index = db.len() + wanted.len();
+                    if seen.add(&mut input, index, how.cwd).is_none() {
                         wanted.push((input, None));
                     }
                 }
             }
         }
         if wanted.is_empty() {
-            return;
+            break;
         }
-        let loaded = load_all(wanted, cap, limits);
+        let loaded = load_all(wanted, how.cap, how.limits);
         frontier = Vec::new();
         for (file, p) in loaded {
             frontier.push(db.add(file));
             parsed.push(p);
         }
     }
+    external.0.sort();
+    external.0.dedup();
+    external.note()
 }
 
 /// Loads files in parallel on the pool. A single file (pre-commit's usual call, a pipe)
@@ -294,7 +337,8 @@ fn load_all(
 /// Reads, decodes and parses one file. Never fails: problems become syntax errors.
 fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64, limits: &Limits) -> (SourceFile, Parsed) {
     let read = match (bytes, &input.path) {
-        (Some(b), _) if b.len() as u64 > cap => Err(too_large(b.len() as u64, cap)),
+        // Stdin stops being read one byte over the cap: its size is not known.
+        (Some(b), _) if b.len() as u64 > cap => Err(crate::bounded::too_large(None, cap)),
         (Some(b), _) => Ok(b),
         (None, Some(p)) => read_capped(p, cap),
         (None, None) => Ok(Vec::new()),
@@ -326,7 +370,7 @@ fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, String> {
         return Err("not a regular file".into());
     }
     if meta.len() > cap {
-        return Err(too_large(meta.len(), cap));
+        return Err(crate::bounded::too_large(Some(meta.len()), cap));
     }
     let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
@@ -334,17 +378,7 @@ fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, String> {
         .read_to_end(&mut bytes)
         .map_err(|e| e.to_string())?;
     if bytes.len() as u64 > cap {
-        return Err(too_large(bytes.len() as u64, cap));
+        return Err(crate::bounded::too_large(None, cap));
     }
     Ok(bytes)
-}
-
-fn too_large(size: u64, cap: u64) -> String {
-    #[allow(clippy::cast_precision_loss)]
-    let mib = |n: u64| n as f64 / f64::from(1 << 20);
-    format!(
-        "it is {:.1} MiB, over the {:.0} MiB limit (`max_file_size` in .gpulint.toml)",
-        mib(size),
-        mib(cap)
-    )
 }
