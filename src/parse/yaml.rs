@@ -5,7 +5,11 @@
 //! - a nesting-depth guard (saphyr's recursive loader overflows the stack on 10 KB of
 //!   nested `- `), checked as events arrive, before anything deep is built;
 //! - char markers converted to byte offsets once;
-//! - aliases expanded under a node budget, so an alias bomb is an error, not an OOM;
+//! - a node budget per document (`limits.yaml_nodes`): a document past it is a
+//!   [`LimitHit`] there, and the documents after it are still read;
+//! - aliases expanded under a budget (`limits.yaml_alias_nodes`) that also counts the
+//!   copies anchors keep, so an alias bomb is a limit hit, not an OOM; anchored subtrees
+//!   are copied only when the text holds an alias at all;
 //! - `<<` merge keys applied, as Kubernetes (go-yaml) does;
 //! - the documents before a syntax error kept, so they are still linted.
 //!
@@ -17,17 +21,11 @@ use std::ops::Range;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError};
 
 use super::SyntaxError;
-use crate::limits::{LimitHit, Limits};
+use crate::limits::{Limit, LimitHit, Limits};
 use crate::source::SourceFile;
 
 /// Deepest nesting accepted. Real manifests stay under 30.
 pub const MAX_DEPTH: usize = 256;
-/// Most nodes one file may expand to, aliases included.
-pub const MAX_NODES: usize = 1_000_000;
-/// Most nodes aliases may copy in one file. Manifests share a few small blocks
-/// (`<<: *defaults`); a bomb copies copies. Found by fuzzing: a 429-byte bomb that cloned
-/// 10⁶ nodes took 0.2 s, and a file could hold several.
-pub const MAX_ALIAS_NODES: usize = 100_000;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct YamlNode {
@@ -159,11 +157,25 @@ enum Frame {
 struct Loader<'a> {
     file: &'a SourceFile,
     stack: Vec<Frame>,
+    /// Anchored subtrees, kept only when `keep_anchors`.
     anchors: HashMap<usize, (YamlNode, usize)>,
+    /// Whether the text holds an alias (`*name`) at all: without one, no anchor is copied.
+    keep_anchors: bool,
+    /// Nodes in the current document, aliases included (`limits.yaml_nodes`).
     nodes: usize,
-    /// Of which copied by aliases.
+    max_nodes: usize,
+    /// Nodes copied in this file by aliases and kept for anchors
+    /// (`limits.yaml_alias_nodes`). Manifests share a few small blocks
+    /// (`<<: *defaults`); a bomb copies copies. Found by fuzzing: a 429-byte bomb that
+    /// cloned 10⁶ nodes took 0.2 s, and a file could hold several.
     alias_nodes: usize,
+    max_alias_nodes: usize,
+    /// Where the current document starts.
+    doc_start: usize,
+    /// The current document hit a limit: its remaining events are dropped.
+    skipping: bool,
     docs: Vec<YamlDoc>,
+    limits: Vec<LimitHit>,
 }
 
 /// Reads a YAML stream within the default limits.
@@ -173,8 +185,7 @@ pub fn parse(file: &SourceFile) -> YamlStream {
 
 /// Reads a YAML stream within `limits`.
 pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
-    let _ = limits;
-    let stream = parse_text(file);
+    let stream = parse_text(file, limits);
     // Kubernetes' YAML reader (go-yaml) and PyYAML accept a flow collection or a quoted
     // scalar whose lines sit at or left of its block's indentation; saphyr does not. Read
     // such a file again with those on one line: every byte keeps its offset.
@@ -185,7 +196,7 @@ pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
         && let Some(flat) = flatten_flow(&file.text)
     {
         let flat = SourceFile::new(file.name.clone(), None, file.kind, flat.into(), false);
-        let retry = parse_text(&flat);
+        let retry = parse_text(&flat, limits);
         if retry.error.is_none() {
             return retry;
         }
@@ -203,6 +214,10 @@ fn flatten_flow(text: &str) -> Option<String> {
     let mut depth = 0usize;
     // Indentation of a line that opened a block scalar (`|`, `>`): deeper lines are text.
     let mut block_scalar: Option<usize> = None;
+    // The last byte before `i` that is not a space or tab, kept up to date as `i` moves
+    // (looking back from every byte is quadratic on a long run of spaces).
+    let mut prev: Option<u8> = None;
+    let mut scanned = 0;
     let mut i = 0;
     while i < b.len() {
         let line_start = i == 0 || b[i - 1] == b'\n';
@@ -233,11 +248,12 @@ fn flatten_flow(text: &str) -> Option<String> {
                 block_scalar = Some(indent);
             }
         }
-        let prev = b[..i]
-            .iter()
-            .rev()
-            .find(|c| **c != b' ' && **c != b'\t')
-            .copied();
+        while scanned < i {
+            if !matches!(b[scanned], b' ' | b'\t') {
+                prev = Some(b[scanned]);
+            }
+            scanned += 1;
+        }
         let token_start = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',');
         match b[i] {
             b'#' if token_start => {
@@ -292,14 +308,33 @@ fn flatten_flow(text: &str) -> Option<String> {
     changed.then(|| String::from_utf8(out).expect("ASCII for ASCII"))
 }
 
-fn parse_text(file: &SourceFile) -> YamlStream {
+/// Whether `text` may hold an alias: a `*` followed by a character an anchor name can
+/// start with. Stars in strings and globs make this say yes more often than needed, which
+/// only costs the anchor copies (counted against the alias budget).
+fn may_hold_alias(text: &str) -> bool {
+    text.as_bytes().windows(2).any(|w| {
+        w[0] == b'*'
+            && !matches!(
+                w[1],
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}'
+            )
+    })
+}
+
+fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
     let mut loader = Loader {
         file,
         stack: Vec::new(),
         anchors: HashMap::new(),
+        keep_anchors: may_hold_alias(&file.text),
         nodes: 0,
+        max_nodes: limits.count(Limit::YamlNodes),
         alias_nodes: 0,
+        max_alias_nodes: limits.count(Limit::YamlAliasNodes),
+        doc_start: 0,
+        skipping: false,
         docs: Vec::new(),
+        limits: Vec::new(),
     };
     let mut parser = Parser::new_from_str(&file.text);
     let error = loop {
@@ -317,14 +352,15 @@ fn parse_text(file: &SourceFile) -> YamlStream {
     YamlStream {
         docs: loader.docs,
         error,
-        limits: Vec::new(),
+        limits: loader.limits,
     }
 }
 
 impl Loader<'_> {
+    /// The byte offset of a marker, from its char index: saphyr's lines also end at a
+    /// lone `\r`, and a long line is not walked from its start for every marker.
     fn byte(&self, m: Marker) -> usize {
-        self.file
-            .byte_of_line_char(m.line().saturating_sub(1), m.col())
+        self.file.byte_of_char(m.index())
     }
 
     fn scan_error(&self, e: &ScanError) -> SyntaxError {
@@ -341,15 +377,43 @@ impl Loader<'_> {
         }
     }
 
-    fn count(&mut self, n: usize, at: Marker) -> Result<(), SyntaxError> {
-        self.nodes += n;
-        if self.nodes > MAX_NODES {
-            return Err(self.error(
-                at,
-                format!("the document expands to more than {MAX_NODES} nodes (alias bomb?)"),
-            ));
+    /// Counts `n` more nodes in this document; `false` (and the document is dropped from
+    /// here) when that passes the per-document budget.
+    fn count(&mut self, n: usize, at: Marker) -> bool {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > self.max_nodes {
+            self.hit(Limit::YamlNodes, at);
+            return false;
         }
-        Ok(())
+        true
+    }
+
+    /// Counts `n` more nodes copied by an alias or kept for an anchor; `false` (and the
+    /// document is dropped from here) when that passes the file's alias budget.
+    fn count_copies(&mut self, n: usize, at: Marker) -> bool {
+        self.alias_nodes = self.alias_nodes.saturating_add(n);
+        if self.alias_nodes > self.max_alias_nodes {
+            self.hit(Limit::YamlAliasNodes, at);
+            return false;
+        }
+        true
+    }
+
+    /// Records a limit hit in the current document and drops the rest of it: the
+    /// documents after it are still read.
+    fn hit(&mut self, limit: Limit, at: Marker) {
+        let line = self.file.line_col(self.byte(at)).0;
+        self.limits.push(LimitHit {
+            limit,
+            offset: self.doc_start,
+            unchecked: format!(
+                "this YAML document was not checked from line {line} on (nothing in it \
+                 after that point was linted); the documents after it were"
+            ),
+        });
+        self.stack.clear();
+        self.anchors.clear();
+        self.skipping = true;
     }
 
     fn on_event(
@@ -358,9 +422,21 @@ impl Loader<'_> {
         start: Marker,
         end: Marker,
     ) -> Result<(), SyntaxError> {
+        if let Event::DocumentStart(_) = event {
+            // Anchors belong to their document; budgets per document start again.
+            self.anchors.clear();
+            self.nodes = 0;
+            self.skipping = false;
+            self.doc_start = self.byte(start);
+        }
+        if self.skipping {
+            return Ok(());
+        }
         match event {
             Event::Scalar(text, style, anchor, _tag) => {
-                self.count(1, start)?;
+                if !self.count(1, start) {
+                    return Ok(());
+                }
                 let node = YamlNode {
                     span: self.byte(start)..self.byte(end),
                     value: YamlValue::Scalar(Scalar {
@@ -368,20 +444,18 @@ impl Loader<'_> {
                         plain: style == ScalarStyle::Plain,
                     }),
                 };
+                if anchor > 0 && self.keep_anchors && !self.count_copies(1, start) {
+                    return Ok(());
+                }
                 self.finish(node, anchor, 1);
             }
             Event::Alias(id) => {
                 let Some(&(_, size)) = self.anchors.get(&id) else {
                     return Err(self.error(start, "alias to an unknown anchor"));
                 };
-                self.alias_nodes += size;
-                if self.alias_nodes > MAX_ALIAS_NODES {
-                    return Err(self.error(
-                        start,
-                        format!("aliases copy more than {MAX_ALIAS_NODES} nodes (alias bomb?)"),
-                    ));
+                if !self.count_copies(size, start) || !self.count(size, start) {
+                    return Ok(());
                 }
-                self.count(size, start)?;
                 let mut node = self.anchors[&id].0.clone();
                 node.span = self.byte(start)..self.byte(end);
                 self.finish(node, 0, size);
@@ -392,7 +466,9 @@ impl Loader<'_> {
                         self.error(start, format!("nesting deeper than {MAX_DEPTH} levels"))
                     );
                 }
-                self.count(1, start)?;
+                if !self.count(1, start) {
+                    return Ok(());
+                }
                 let start = self.byte(start);
                 self.stack
                     .push(if matches!(event, Event::SequenceStart(..)) {
@@ -411,6 +487,7 @@ impl Loader<'_> {
                     });
             }
             Event::SequenceEnd | Event::MappingEnd => {
+                let end_marker = end;
                 let end = self.trimmed_end(self.byte(end));
                 let (node, anchor) = match self.stack.pop() {
                     Some(Frame::Seq {
@@ -438,7 +515,14 @@ impl Loader<'_> {
                     ),
                     None => return Ok(()),
                 };
-                let size = if anchor > 0 { subtree_size(&node) } else { 0 };
+                let size = if anchor > 0 && self.keep_anchors {
+                    subtree_size(&node)
+                } else {
+                    0
+                };
+                if size > 0 && !self.count_copies(size, end_marker) {
+                    return Ok(());
+                }
                 self.finish(node, anchor, size);
             }
             Event::DocumentStart(_)
@@ -461,7 +545,7 @@ impl Loader<'_> {
     }
 
     fn finish(&mut self, node: YamlNode, anchor: usize, size: usize) {
-        if anchor > 0 {
+        if anchor > 0 && self.keep_anchors {
             self.anchors.insert(anchor, (node.clone(), size.max(1)));
         }
         match self.stack.last_mut() {
@@ -584,8 +668,81 @@ mod tests {
             let items = vec![format!("*{prev}"); 10].join(", ");
             writeln!(text, "{name}: &{name} [{items}]").unwrap();
         }
+        text.push_str("---\nafter: 1\n");
         let (_, s) = load(&text);
-        assert!(s.error.unwrap().message.contains("alias bomb"));
+        // A limit hit, not a parse error; the document after the bomb is still read.
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.limits.len(), 1);
+        assert_eq!(s.limits[0].limit, Limit::YamlAliasNodes);
+        assert_eq!(s.docs.len(), 1);
+        assert!(s.docs[0].root.get("after").is_some());
+    }
+
+    #[test]
+    fn anchors_are_not_copied_without_an_alias_and_copies_count_with_one() {
+        // Nested anchors and no alias: nothing is copied, however large.
+        let mut text = String::from("x: 1\n");
+        for i in 0..40 {
+            let body: String = text.lines().map(|l| format!("  {l}\n")).collect();
+            text = format!("a{i}: &a{i}\n{body}");
+            for j in 0..20 {
+                text.push_str(&format!("f{i}_{j}: v\n"));
+            }
+        }
+        let f = SourceFile::new(
+            "t.yaml".into(),
+            None,
+            FileKind::Yaml,
+            text.clone().into(),
+            true,
+        );
+        let mut limits = Limits::default();
+        limits.set(Limit::YamlAliasNodes, 1000);
+        let s = parse_with(&f, &limits);
+        assert!(s.limits.is_empty() && s.error.is_none(), "{:?}", s.limits);
+        // With an alias, the anchors' copies count against the alias budget.
+        text.push_str("z: *a0\n");
+        let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
+        let s = parse_with(&f, &limits);
+        assert_eq!(s.limits[0].limit, Limit::YamlAliasNodes);
+    }
+
+    #[test]
+    fn a_document_past_the_node_limit_is_a_limit_hit_and_the_next_is_read() {
+        let big: String = (0..50).map(|i| format!("k{i}: v\n")).collect();
+        let text = format!("a: 1\n---\n{big}---\nkind: Pod\n");
+        let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
+        let mut limits = Limits::default();
+        limits.set(Limit::YamlNodes, 40);
+        let s = parse_with(&f, &limits);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.limits.len(), 1);
+        assert_eq!(s.limits[0].limit, Limit::YamlNodes);
+        assert_eq!(f.line_col(s.limits[0].offset).0, 2);
+        let kinds: Vec<_> = s
+            .docs
+            .iter()
+            .map(|d| d.root.entries().unwrap()[0].0.as_str())
+            .collect();
+        assert_eq!(kinds, [Some("a"), Some("kind")]);
+    }
+
+    #[test]
+    fn markers_after_a_lone_cr_and_long_non_ascii_lines_are_bytes() {
+        let (f, s) = load("a: 1\rb:\r  c: 2\r");
+        let c = s.docs[0].root.path(&["b", "c"]).unwrap();
+        assert_eq!(&f.text[c.span.clone()], "2");
+        assert_eq!(f.line_col(c.span.start), (3, 6));
+        let text = format!(
+            "{{{}}}\n",
+            (0..2000)
+                .map(|i| format!("\"ключ{i}\": \"é\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let (f, s) = load(&text);
+        let v = s.docs[0].root.get("ключ1999").unwrap();
+        assert_eq!(&f.text[v.span.clone()], "\"é\"");
     }
 
     #[test]
