@@ -586,6 +586,12 @@ fn apply_merges(entries: Vec<(YamlNode, YamlNode)>) -> Vec<(YamlNode, YamlNode)>
         return entries;
     }
     let (merges, mut own): (Vec<_>, Vec<_>) = entries.into_iter().partition(|(k, _)| is_merge(k));
+    // Keys already set, looked up once per merged key (a linear search per key made a
+    // merge of 100k keys quadratic).
+    let mut set: std::collections::HashSet<Option<String>> = own
+        .iter()
+        .map(|(k, _)| k.as_str().map(str::to_string))
+        .collect();
     for (_, value) in merges {
         let sources: Vec<YamlNode> = match value.value {
             YamlValue::Map(_) => vec![value],
@@ -595,7 +601,7 @@ fn apply_merges(entries: Vec<(YamlNode, YamlNode)>) -> Vec<(YamlNode, YamlNode)>
         for source in sources {
             if let YamlValue::Map(src) = source.value {
                 for (k, v) in src {
-                    if !own.iter().any(|(ok, _)| ok.as_str() == k.as_str()) {
+                    if set.insert(k.as_str().map(str::to_string)) {
                         own.push((k, v));
                     }
                 }
