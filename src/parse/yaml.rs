@@ -100,8 +100,14 @@ impl YamlNode {
     }
 
     /// A non-negative integer: a plain `3`, or a quoted `"3"` as Kubernetes quantities allow.
+    /// A plain one reads as YAML 1.1 does in Kubernetes (go-yaml): `010` is octal 8,
+    /// `0x10` is 16, `1_000` is 1000; a quoted `"010"` is the quantity 10.
     pub fn as_u64(&self) -> Option<u64> {
-        self.as_str()?.trim().parse().ok()
+        let text = self.as_str()?.trim();
+        match &self.value {
+            YamlValue::Scalar(s) if s.plain => yaml11_uint(text),
+            _ => text.parse().ok(),
+        }
     }
 
     /// A plain boolean, in the YAML 1.1 spellings Kubernetes accepts.
@@ -117,6 +123,32 @@ impl YamlNode {
             _ => None,
         }
     }
+}
+
+/// A plain YAML 1.1 integer as go-yaml resolves it (Go's `ParseInt` with base 0, `_`
+/// removed), else a decimal (go-yaml reads `09` as the float 9).
+fn yaml11_uint(text: &str) -> Option<u64> {
+    let t = text.replace('_', "");
+    let t = t.strip_prefix('+').unwrap_or(&t);
+    let radix = |p: &str| {
+        t.strip_prefix(p)
+            .or_else(|| t.strip_prefix(&p.to_uppercase()))
+    };
+    if let Some(h) = radix("0x") {
+        return u64::from_str_radix(h, 16).ok();
+    }
+    if let Some(b) = radix("0b") {
+        return u64::from_str_radix(b, 2).ok();
+    }
+    if let Some(o) = radix("0o") {
+        return u64::from_str_radix(o, 8).ok();
+    }
+    if let Some(o) = t.strip_prefix('0').filter(|o| !o.is_empty()) {
+        if let Ok(n) = u64::from_str_radix(o, 8) {
+            return Some(n);
+        }
+    }
+    t.parse().ok()
 }
 
 impl Scalar {
@@ -813,5 +845,12 @@ mod tests {
         assert_eq!(r.get("c").unwrap().as_bool(), None);
         assert_eq!(r.get("d").unwrap().as_u64(), Some(4));
         assert_eq!(r.get("e").unwrap().as_u64(), Some(4));
+        let (_, s) = load("a: 010\nb: \"010\"\nc: 0x10\nd: 1_000\ne: 09\nf: '0x10'\ng: -1\n");
+        let r = &s.docs[0].root;
+        let n = |k: &str| r.get(k).unwrap().as_u64();
+        assert_eq!(
+            [n("a"), n("b"), n("c"), n("d"), n("e"), n("f"), n("g")],
+            [Some(8), Some(10), Some(16), Some(1000), Some(9), None, None]
+        );
     }
 }
