@@ -6,6 +6,7 @@
 
 mod common;
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use common::{GPU_VM, gpulint, json, stderr, write};
@@ -41,6 +42,15 @@ fn rules(found: &[(String, String, u64, String)]) -> Vec<(&str, &str)> {
         .collect()
 }
 
+/// `f(0) + f(1) + … + f(n - 1)`.
+fn repeat(n: usize, f: impl Fn(usize) -> String) -> String {
+    let mut out = String::new();
+    for i in 0..n {
+        out.push_str(&f(i));
+    }
+    out
+}
+
 const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n  - name: c\n    image: pytorch\n    command: [torchrun, --nproc_per_node=8, train.py]\n    resources:\n      limits:\n        nvidia.com/gpu: 8\n";
 
 #[test]
@@ -49,9 +59,7 @@ fn a_document_over_the_node_limit_is_a_limit_hit_and_the_pod_after_it_is_linted(
     let d = dir.path();
     write(d, ".gpulint.toml", "[limits]\nyaml_nodes = 1000\n");
     let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  props:\n".to_string()
-        + &(0..1000)
-            .map(|i| format!("    p{i}:\n      type: string\n"))
-            .collect::<String>();
+        + &repeat(1000, |i| format!("    p{i}:\n      type: string\n"));
     write(d, "crds.yaml", format!("{crd}---\n{POD}"));
     let found = check(d);
     assert_eq!(
@@ -78,10 +86,8 @@ fn an_alias_bomb_is_a_limit_hit_and_the_next_document_is_linted() {
     let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..8u8 {
         let (prev, name) = ((b'a' + i - 1) as char, (b'a' + i) as char);
-        bomb += &format!(
-            "{name}: &{name} [{}]\n",
-            vec![format!("*{prev}"); 10].join(", ")
-        );
+        let items = vec![format!("*{prev}"); 10].join(", ");
+        writeln!(bomb, "{name}: &{name} [{items}]").unwrap();
     }
     write(d, "bomb.yaml", format!("{bomb}---\n{POD}"));
     let found = check(d);
@@ -217,15 +223,15 @@ fn hostile_sizes_are_read_in_linear_time() {
     );
     // A merge of many keys.
     write(d, ".gpulint.toml", "[limits]\nyaml_alias_nodes = 1000000\n");
-    let base: String = (0..50_000).map(|i| format!("  k{i}: v\n")).collect();
-    let own: String = (0..50_000).map(|i| format!("  j{i}: v\n")).collect();
+    let base = repeat(50_000, |i| format!("  k{i}: v\n"));
+    let own = repeat(50_000, |i| format!("  j{i}: v\n"));
     write(
         d,
         "merge.yaml",
         format!("base: &b\n{base}d:\n  <<: *b\n{own}"),
     );
     // A Terraform object with repeated keys.
-    let keys: String = (0..40).map(|i| format!("    k{i} = {i}\n")).collect();
+    let keys = repeat(40, |i| format!("    k{i} = {i}\n"));
     write(
         d,
         "tf/main.tf",

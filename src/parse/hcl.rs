@@ -215,6 +215,7 @@ fn earlier_key(text: &str, at: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use hcl_edit::Span;
+    use std::fmt::Write as _;
 
     #[test]
     fn spans_are_byte_ranges() {
@@ -254,9 +255,10 @@ mod tests {
     #[test]
     fn repeated_keys_are_read_again_within_a_budget_and_the_error_says_when_it_stops() {
         let keys = |n: usize| {
-            (0..n)
-                .map(|i| format!("  k{i} = {i}\n"))
-                .collect::<String>()
+            (0..n).fold(String::new(), |mut s, i| {
+                writeln!(s, "  k{i} = {i}").unwrap();
+                s
+            })
         };
         let ok = format!("x = {{\n{}{}}}\n", keys(20), keys(20));
         assert!(parse(&ok).is_ok());

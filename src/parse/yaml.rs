@@ -143,10 +143,10 @@ fn yaml11_uint(text: &str) -> Option<u64> {
     if let Some(o) = radix("0o") {
         return u64::from_str_radix(o, 8).ok();
     }
-    if let Some(o) = t.strip_prefix('0').filter(|o| !o.is_empty()) {
-        if let Ok(n) = u64::from_str_radix(o, 8) {
-            return Some(n);
-        }
+    if let Some(o) = t.strip_prefix('0').filter(|o| !o.is_empty())
+        && let Ok(n) = u64::from_str_radix(o, 8)
+    {
+        return Some(n);
     }
     t.parse().ok()
 }
@@ -720,11 +720,14 @@ mod tests {
         // Nested anchors and no alias: nothing is copied, however large.
         let mut text = String::from("x: 1\n");
         for i in 0..40 {
-            let body: String = text.lines().map(|l| format!("  {l}\n")).collect();
-            text = format!("a{i}: &a{i}\n{body}");
-            for j in 0..20 {
-                text.push_str(&format!("f{i}_{j}: v\n"));
+            let mut next = format!("a{i}: &a{i}\n");
+            for l in text.lines() {
+                writeln!(next, "  {l}").unwrap();
             }
+            for j in 0..20 {
+                writeln!(next, "f{i}_{j}: v").unwrap();
+            }
+            text = next;
         }
         let f = SourceFile::new(
             "t.yaml".into(),
@@ -746,7 +749,10 @@ mod tests {
 
     #[test]
     fn a_document_past_the_node_limit_is_a_limit_hit_and_the_next_is_read() {
-        let big: String = (0..50).map(|i| format!("k{i}: v\n")).collect();
+        let mut big = String::new();
+        for i in 0..50 {
+            writeln!(big, "k{i}: v").unwrap();
+        }
         let text = format!("a: 1\n---\n{big}---\nkind: Pod\n");
         let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
         let mut limits = Limits::default();
