@@ -28,7 +28,7 @@ pub enum J {
     Arr(Vec<Node>),
     /// Entries in order; keys keep their spans.
     Obj(Vec<(Node, Node)>),
-    /// An array or object nested deeper than [`MAX_DEPTH`]: skipped over, not built (HCL
+    /// An array or object nested deeper than `MAX_DEPTH`: skipped over, not built (HCL
     /// could not hold it either), and read as unknown.
     Deep,
 }
