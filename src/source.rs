@@ -59,9 +59,18 @@ pub struct SourceFile {
     /// only as context, such as the other `.tf` files of a named file's module, are linted
     /// but their findings are not reported.
     pub requested: bool,
+    /// Where each line starts. A line ends at `\n`, `\r\n` or a lone `\r` (old Mac
+    /// files), as YAML reads them.
     line_starts: Vec<usize>,
     ascii: bool,
+    /// For text that is not ASCII: `(byte, chars before it)` at the first char boundary
+    /// at or after every [`CHECKPOINT`] bytes, so converting between bytes and chars walks
+    /// at most one stretch, however long the line.
+    checkpoints: Vec<(usize, usize)>,
 }
+
+/// Bytes between two char-count checkpoints.
+const CHECKPOINT: usize = 1024;
 
 impl SourceFile {
     pub fn new(
@@ -71,14 +80,29 @@ impl SourceFile {
         text: Arc<str>,
         requested: bool,
     ) -> Self {
+        let bytes = text.as_bytes();
         let mut line_starts = vec![0];
         line_starts.extend(
-            text.bytes()
+            bytes
+                .iter()
                 .enumerate()
-                .filter(|(_, b)| *b == b'\n')
+                .filter(|&(i, b)| *b == b'\n' || (*b == b'\r' && bytes.get(i + 1) != Some(&b'\n')))
                 .map(|(i, _)| i + 1),
         );
         let ascii = text.is_ascii();
+        let mut checkpoints = Vec::new();
+        if !ascii {
+            let mut chars = 0;
+            let mut next = 0;
+            for (i, _) in text.char_indices() {
+                if i >= next {
+                    checkpoints.push((i, chars));
+                    next = i + CHECKPOINT;
+                }
+                chars += 1;
+            }
+            checkpoints.push((text.len(), chars));
+        }
         SourceFile {
             name,
             path,
@@ -87,7 +111,32 @@ impl SourceFile {
             requested,
             line_starts,
             ascii,
+            checkpoints,
         }
+    }
+
+    /// Chars before byte `byte` (a char boundary).
+    fn chars_before(&self, byte: usize) -> usize {
+        if self.ascii {
+            return byte;
+        }
+        let i = self.checkpoints.partition_point(|&(b, _)| b <= byte) - 1;
+        let (from, chars) = self.checkpoints[i];
+        chars + self.text[from..byte].chars().count()
+    }
+
+    /// Byte offset of the char with index `index` (the text's length past the end), as
+    /// YAML markers count them.
+    pub fn byte_of_char(&self, index: usize) -> usize {
+        if self.ascii {
+            return index.min(self.text.len());
+        }
+        let i = self.checkpoints.partition_point(|&(_, c)| c <= index) - 1;
+        let (from, chars) = self.checkpoints[i];
+        self.text[from..]
+            .char_indices()
+            .nth(index - chars)
+            .map_or(self.text.len(), |(b, _)| from + b)
     }
 
     /// 0-based line index of a byte offset.
@@ -123,11 +172,7 @@ impl SourceFile {
         let byte = self.floor_char_boundary(byte.min(self.text.len()));
         let line = self.line_index(byte);
         let start = self.line_starts[line];
-        let col = if self.ascii {
-            byte - start
-        } else {
-            self.text[start..byte].chars().count()
-        };
+        let col = self.chars_before(byte) - self.chars_before(start);
         (line + 1, col + 1)
     }
 
@@ -135,14 +180,8 @@ impl SourceFile {
     /// give them. Columns past the end of the line clamp to the line's end.
     pub fn byte_of_line_char(&self, line: usize, col: usize) -> usize {
         let start = self.line_start(line);
-        if self.ascii {
-            return (start + col).min(self.line_end(line)).min(self.text.len());
-        }
         let end = self.line_end(line);
-        self.text[start..end]
-            .char_indices()
-            .nth(col)
-            .map_or(end, |(i, _)| start + i)
+        self.byte_of_char(self.chars_before(start) + col).min(end)
     }
 
     fn floor_char_boundary(&self, mut byte: usize) -> usize {
@@ -239,6 +278,31 @@ mod tests {
         assert_eq!(f.byte_of_line_char(1, 3), f.text.find('1').unwrap());
         // A column past the line end clamps to the end of the line.
         assert_eq!(f.byte_of_line_char(1, 40), f.text.len());
+    }
+
+    #[test]
+    fn lines_end_at_lf_crlf_or_a_lone_cr() {
+        let f = file("a: 1\rb: 2\r\nc: 3\nd: 4");
+        assert_eq!(f.line_col(f.text.find('b').unwrap()), (2, 1));
+        assert_eq!(f.line_col(f.text.find('c').unwrap()), (3, 1));
+        assert_eq!(f.line_col(f.text.find('d').unwrap()), (4, 1));
+        assert_eq!(f.line_count(), 4);
+    }
+
+    #[test]
+    fn long_non_ascii_lines_convert_both_ways() {
+        let text = "é".repeat(5000) + "x: ü" + &"ö".repeat(3000) + "\nz";
+        let f = file(&text);
+        let x = text.find('x').unwrap();
+        assert_eq!(f.line_col(x), (1, 5001));
+        assert_eq!(f.byte_of_line_char(0, 5000), x);
+        assert_eq!(f.byte_of_char(5000), x);
+        assert_eq!(f.byte_of_line_char(1, 0), text.len() - 1);
+        assert_eq!(f.byte_of_char(usize::MAX / 2), text.len());
+        for (i, (b, _)) in text.char_indices().enumerate().step_by(97) {
+            assert_eq!(f.byte_of_char(i), b);
+            assert_eq!(f.chars_before(b), i);
+        }
     }
 
     #[test]

@@ -84,7 +84,7 @@ pub fn directives(id: FileId, file: &SourceFile, parsed: &Parsed) -> Vec<Directi
         Syntax::None => {}
     }
     let mut found = shape.annotations;
-    found.extend(comments(id, file, &shape.scopes, &shape.strings));
+    found.extend(comments(id, file, shape.scopes, shape.strings));
     found
 }
 
@@ -184,14 +184,55 @@ fn annotation(file: FileId, value: &YamlNode, scope: Range<usize>) -> Directive 
     }
 }
 
+/// Byte ranges sorted by start, to ask which hold an offset or start in a range without
+/// walking them all for every comment (100k comments made that quadratic).
+struct Ranges {
+    ranges: Vec<Range<usize>>,
+    /// The greatest end among `ranges[..=i]`.
+    reach: Vec<usize>,
+}
+
+impl Ranges {
+    fn new(mut ranges: Vec<Range<usize>>) -> Self {
+        ranges.sort_unstable_by_key(|r| r.start);
+        let reach = ranges
+            .iter()
+            .scan(0, |max, r| {
+                *max = r.end.max(*max);
+                Some(*max)
+            })
+            .collect();
+        Ranges { ranges, reach }
+    }
+
+    /// Does any range hold `at`?
+    fn any_contains(&self, at: usize) -> bool {
+        let n = self.ranges.partition_point(|r| r.start <= at);
+        n > 0 && self.reach[n - 1] > at
+    }
+
+    /// The greatest end among the ranges that start in `within`.
+    fn reach_of_starts_in(&self, within: &Range<usize>) -> Option<usize> {
+        let from = self.ranges.partition_point(|r| r.start < within.start);
+        let to = self.ranges.partition_point(|r| r.start < within.end);
+        self.ranges[from..to].iter().map(|r| r.end).max()
+    }
+}
+
 /// `#` and `//` comments that hold the marker, outside strings.
 fn comments(
     id: FileId,
     file: &SourceFile,
-    scopes: &[Range<usize>],
-    strings: &[Range<usize>],
+    scopes: Vec<Range<usize>>,
+    strings: Vec<Range<usize>>,
 ) -> Vec<Directive> {
     let text: &str = &file.text;
+    let scopes = Ranges::new(scopes);
+    let strings = Ranges::new(strings);
+    // Lines are visited in order: the last code line found answers every comment above it
+    // (a run of comments would otherwise each walk the whole run).
+    let mut next_code: Option<(usize, Option<usize>)> = None;
+    let mut last_covered: Option<(usize, Range<usize>)> = None;
     let mut out = Vec::new();
     for line in 0..file.line_count() {
         let (start, end) = (file.line_start(line), file.line_end(line));
@@ -208,7 +249,7 @@ fn comments(
             continue;
         };
         let marker_at = start + code.len();
-        if strings.iter().any(|s| s.contains(&marker_at)) {
+        if strings.any_contains(marker_at) {
             continue;
         }
         let rest = &content[at + MARKER.len()..];
@@ -236,11 +277,30 @@ fn comments(
             Form::File => 0..text.len(),
             _ => {
                 let target = if code.trim().is_empty() {
-                    next_code_line(file, line + 1)
+                    match next_code {
+                        Some((from, found))
+                            if from <= line + 1 && found.is_none_or(|f| line < f) =>
+                        {
+                            found
+                        }
+                        _ => {
+                            let found = next_code_line(file, line + 1);
+                            next_code = Some((line + 1, found));
+                            found
+                        }
+                    }
                 } else {
                     Some(line)
                 };
-                target.map_or(0..0, |t| covered(file, t, scopes))
+                match (target, &last_covered) {
+                    (None, _) => 0..0,
+                    (Some(t), Some((l, scope))) if *l == t => scope.clone(),
+                    (Some(t), _) => {
+                        let scope = covered(file, t, &scopes);
+                        last_covered = Some((t, scope.clone()));
+                        scope
+                    }
+                }
             }
         };
         out.push(Directive {
@@ -274,14 +334,9 @@ fn next_code_line(file: &SourceFile, mut line: usize) -> Option<usize> {
 }
 
 /// A line, and every construct that starts on it.
-fn covered(file: &SourceFile, line: usize, scopes: &[Range<usize>]) -> Range<usize> {
+fn covered(file: &SourceFile, line: usize, scopes: &Ranges) -> Range<usize> {
     let (start, end) = (file.line_start(line), file.line_end(line));
-    let reach = scopes
-        .iter()
-        .filter(|s| (start..end).contains(&s.start))
-        .map(|s| s.end)
-        .max()
-        .unwrap_or(end);
+    let reach = scopes.reach_of_starts_in(&(start..end)).unwrap_or(end);
     start..reach.max(end)
 }
 

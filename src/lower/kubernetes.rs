@@ -347,10 +347,18 @@ fn gpus_of<'a>(
                     .any(|(k, _)| k.as_str().is_some_and(is_gpu_resource))
             })
         });
-        for (k, v) in resources.unwrap_or_default() {
-            let Some(resource) = k.as_str().filter(|k| is_gpu_resource(k)) else {
-                continue;
-            };
+        // A key written twice in one map counts once, the last, as Kubernetes reads it
+        // (go-yaml, sigs.k8s.io/yaml): walk from the end and skip keys already seen.
+        let mut seen = std::collections::HashSet::new();
+        let mut entries: Vec<(&str, &YamlNode)> = resources
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .filter_map(|(k, v)| Some((k.as_str().filter(|k| is_gpu_resource(k))?, v)))
+            .filter(|(k, _)| seen.insert(*k))
+            .collect();
+        entries.reverse();
+        for (resource, v) in entries {
             let sp = span(file, v);
             let Some(count) = v.as_u64().and_then(|n| u32::try_from(n).ok()) else {
                 return Value::Unknown(sp);

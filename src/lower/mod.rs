@@ -471,10 +471,24 @@ fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
     Answer::No
 }
 
+/// Whether a pool that does not set the label `r.key` answers `No` to `r` whatever else
+/// it states: the last case of [`answer`]. Then only pools that set the label to one of
+/// `r.values` can take the pod.
+fn needs_label(r: &crate::model::Requirement) -> bool {
+    let vocab = &catalog().kubernetes;
+    !(vocab.is_instance_label(&r.key)
+        || vocab.is_gpu_label(&r.key)
+        || r.values
+            .iter()
+            .any(|v| vocab.market_for_label(&r.key, v).is_some())
+        || vocab.is_zone_label(&r.key)
+        || matches!(r.key.as_str(), "kubernetes.io/os" | "kubernetes.io/arch"))
+}
+
 /// Links every pod to the capacity in the run it can land on: pools that satisfy all of
 /// the pod's node requirements, at least one of them by a fact of the pool.
 fn link(inv: &mut Inventory) {
-    // Every pod is matched against every GPU pool: find those once.
+    // Every pod is matched against the GPU pools: find those once.
     let pools: Vec<(usize, &Capacity)> = inv
         .capacity
         .iter()
@@ -484,13 +498,45 @@ fn link(inv: &mut Inventory) {
                 && c.gpu_machines().is_some()
         })
         .collect();
+    // The pools by the labels they set (the first of a repeated key, as `answer` reads
+    // them), in `pools` order: a pod that requires a plain label only looks at the pools
+    // that set it (20k pods × 20k pools was 4·10⁸ answers).
+    let mut by_label: std::collections::HashMap<(&str, &str), Vec<usize>> =
+        std::collections::HashMap::new();
+    for (n, (_, c)) in pools.iter().enumerate() {
+        let mut seen: HashSet<&str> = HashSet::new();
+        for (k, v, _) in &c.labels {
+            if seen.insert(k) {
+                by_label.entry((k, v)).or_default().push(n);
+            }
+        }
+    }
+    let all: Vec<usize> = (0..pools.len()).collect();
     for w in &mut inv.workloads {
         for pod in &mut w.pods {
             if pod.requirements.is_empty() {
                 continue;
             }
-            pod.landing = pools
+            let mut candidates: Option<Vec<usize>> = None;
+            for r in pod.requirements.iter().filter(|r| needs_label(r)) {
+                let mut found: Vec<usize> = r
+                    .values
+                    .iter()
+                    .filter_map(|v| by_label.get(&(r.key.as_str(), v.as_str())))
+                    .flatten()
+                    .copied()
+                    .collect();
+                found.sort_unstable();
+                found.dedup();
+                if candidates.as_ref().is_none_or(|c| found.len() < c.len()) {
+                    candidates = Some(found);
+                }
+            }
+            pod.landing = candidates
+                .as_ref()
+                .unwrap_or(&all)
                 .iter()
+                .map(|&n| pools[n])
                 .filter(|(_, c)| {
                     let mut yes = false;
                     for r in &pod.requirements {
@@ -502,7 +548,7 @@ fn link(inv: &mut Inventory) {
                     }
                     yes
                 })
-                .map(|&(i, _)| i)
+                .map(|(i, _)| i)
                 .collect();
         }
     }

@@ -29,17 +29,32 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
     };
     // Terraform lets a later key of an object constructor replace an earlier one (HCL's
     // ObjectConsExpr keeps the last); hcl-edit rejects the repeat. Rename the earlier
-    // key, same length, and read again: the later value wins, as in Terraform.
+    // key, same length, and read again: the later value wins, as in Terraform. A read
+    // that fails stops near its error, so the bytes read up to the errors are counted,
+    // bounded by the file's size (17 repeats in a 14 MB file read it 17 times).
+    let budget = (RETRY_READS * text.len()).max(RETRY_BYTES);
+    let mut spent = 0usize;
+    let mut renamed = 0usize;
     let mut text = text.to_string();
     let mut error = first.clone();
-    for _ in 0..16 {
-        if !error.message.contains("redefined object key") {
-            break;
-        }
+    while error.message.contains("redefined object key") {
         let Some(earlier) = earlier_key(&text, error.offset) else {
             break;
         };
+        if renamed == MAX_RENAMES || spent > budget {
+            return Err(SyntaxError {
+                offset: first.offset,
+                message: format!(
+                    "{}; Terraform keeps the last value of a repeated object key and gpulint \
+                     reads the file again for each one, but stopped after {renamed} repeated \
+                     keys (its limit of re-reading this file); make the keys unique to have \
+                     it checked",
+                    first.message
+                ),
+            });
+        }
         text.replace_range(earlier..=earlier, "_");
+        renamed += 1;
         match hcl_edit::parser::parse_body(&text) {
             Ok(body) => return Ok(body),
             Err(e) => {
@@ -47,11 +62,20 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
                     offset: e.location().offset(),
                     message: e.message().to_string(),
                 };
+                spent += error.offset + 1;
             }
         }
     }
     Err(first)
 }
+
+/// Repeated object keys read again, at most.
+const MAX_RENAMES: usize = 64;
+/// Failed re-reads for repeated keys read up to their errors at most this many times the
+/// file's size…
+const RETRY_READS: usize = 8;
+/// …or this many bytes, whichever is more.
+const RETRY_BYTES: usize = 64 << 20;
 
 /// More brackets open at the end than this is not read: hcl-edit's time doubles with each.
 const MAX_UNCLOSED: usize = 8;
@@ -191,6 +215,7 @@ fn earlier_key(text: &str, at: usize) -> Option<usize> {
 mod tests {
     use super::*;
     use hcl_edit::Span;
+    use std::fmt::Write as _;
 
     #[test]
     fn spans_are_byte_ranges() {
@@ -225,6 +250,24 @@ mod tests {
         assert_eq!(attr.value.span().unwrap().end, src.len() - 1);
         // A repeated attribute of a block is an error in Terraform too.
         assert!(parse("a = 1\na = 2\n").is_err());
+    }
+
+    #[test]
+    fn repeated_keys_are_read_again_within_a_budget_and_the_error_says_when_it_stops() {
+        let keys = |n: usize| {
+            (0..n).fold(String::new(), |mut s, i| {
+                writeln!(s, "  k{i} = {i}").unwrap();
+                s
+            })
+        };
+        let ok = format!("x = {{\n{}{}}}\n", keys(20), keys(20));
+        assert!(parse(&ok).is_ok());
+        let many = format!("x = {{\n{}{}}}\n", keys(70), keys(70));
+        let e = parse(&many).unwrap_err();
+        assert!(
+            e.message.contains("stopped after 64 repeated keys"),
+            "{e:?}"
+        );
     }
 
     #[test]

@@ -28,6 +28,9 @@ pub enum J {
     Arr(Vec<Node>),
     /// Entries in order; keys keep their spans.
     Obj(Vec<(Node, Node)>),
+    /// An array or object nested deeper than `MAX_DEPTH`: skipped over, not built (HCL
+    /// could not hold it either), and read as unknown.
+    Deep,
 }
 
 impl Node {
@@ -112,11 +115,15 @@ impl Parser<'_> {
     }
 
     fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        if depth > MAX_DEPTH {
-            return Err(self.err("nested too deeply"));
-        }
         self.ws();
         let start = self.i;
+        if depth > MAX_DEPTH && matches!(self.s.get(self.i), Some(b'[' | b'{')) {
+            self.skip_nested()?;
+            return Ok(Node {
+                v: J::Deep,
+                span: start..self.i,
+            });
+        }
         let v = match self.s.get(self.i) {
             None => return Err(self.err("unexpected end of input")),
             Some(b'{') => {
@@ -188,6 +195,33 @@ impl Parser<'_> {
             v,
             span: start..self.i,
         })
+    }
+
+    /// Moves past the array or object at `i` without building it, in one loop however
+    /// deep it nests: brackets are matched, strings skipped.
+    fn skip_nested(&mut self) -> Result<(), SyntaxError> {
+        let mut open: Vec<u8> = Vec::new();
+        loop {
+            match self.s.get(self.i) {
+                None => return Err(self.err("unexpected end of input")),
+                Some(b'"') => {
+                    self.string()?;
+                    continue;
+                }
+                Some(&c @ (b'[' | b'{')) => open.push(if c == b'[' { b']' } else { b'}' }),
+                Some(&c @ (b']' | b'}')) => {
+                    if open.pop() != Some(c) {
+                        return Err(self.err("unmatched bracket"));
+                    }
+                    if open.is_empty() {
+                        self.i += 1;
+                        return Ok(());
+                    }
+                }
+                Some(_) => {}
+            }
+            self.i += 1;
+        }
     }
 
     fn word(&mut self, w: &str, v: J) -> Result<J, SyntaxError> {
@@ -294,7 +328,19 @@ impl Remap {
 struct Gen {
     out: String,
     remap: Remap,
+    /// Blocks and collections open around the text being written: hcl-edit reads at most
+    /// [`HCL_NESTING`] of them.
+    level: usize,
 }
+
+/// Nesting that the generated HCL stays within (hcl-edit's cap on blocks and expressions
+/// together is 64). A deeper JSON value, valid for Terraform, is written as [`UNKNOWN`].
+const HCL_NESTING: usize = 60;
+
+/// What a JSON value that HCL cannot hold (nested past [`HCL_NESTING`], or a number past
+/// `f64`'s range such as `1e400`) is written as: a reference to a variable no file
+/// declares, which evaluates as unknown, so the rest of the file is still read.
+const UNKNOWN: &str = "var.gpulint_unreadable_json_value";
 
 /// Keys of a resource body in `.tf.json` that hold maps, not nested blocks.
 const MAP_ATTRIBUTES: [&str; 12] = [
@@ -365,9 +411,13 @@ impl Gen {
         match &n.v {
             J::Null => self.out.push_str("null"),
             J::Bool(b) => self.out.push_str(if *b { "true" } else { "false" }),
-            J::Num(x) => self.out.push_str(x),
+            // hcl-edit reads numbers as f64 and rejects one that overflows it.
+            J::Num(x) if x.parse::<f64>().is_ok_and(f64::is_finite) => self.out.push_str(x),
+            J::Num(_) | J::Deep => self.out.push_str(UNKNOWN),
+            J::Arr(_) | J::Obj(_) if self.level >= HCL_NESTING => self.out.push_str(UNKNOWN),
             J::Str(s) => self.string(s, literal),
             J::Arr(items) => {
+                self.level += 1;
                 self.out.push('[');
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {
@@ -376,8 +426,10 @@ impl Gen {
                     self.expr(item, literal);
                 }
                 self.out.push(']');
+                self.level -= 1;
             }
             J::Obj(entries) => {
+                self.level += 1;
                 self.out.push('{');
                 for (i, (k, v)) in entries.iter().enumerate() {
                     if i > 0 {
@@ -389,6 +441,7 @@ impl Gen {
                     self.expr(v, literal);
                 }
                 self.out.push('}');
+                self.level -= 1;
             }
         }
         self.mark(n.span.end);
@@ -412,10 +465,12 @@ impl Gen {
         }
         self.mark(at.end);
         self.out.push_str(" {\n");
+        self.level += 1;
     }
 
     fn close(&mut self) {
         self.out.push_str("}\n");
+        self.level -= 1;
     }
 
     /// A resource body in configuration JSON: objects and lists of objects are nested
@@ -652,6 +707,44 @@ pub fn plan_to_hcl(root: &Node) -> Result<(String, Remap), SyntaxError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_hcl_cannot_hold_are_unknown_and_the_rest_is_read() {
+        // A number past f64, a value nested 64 and 300 levels deep: all valid JSON.
+        let mut deep = String::from("1");
+        for _ in 0..300 {
+            deep = format!("{{\"a\": [{deep}]}}");
+        }
+        let text = format!(
+            r#"{{"resource": {{"aws_instance": {{"gpu": {{"instance_type": "p5.48xlarge", "x": 1e400, "y": {deep}}}}}}}}}"#
+        );
+        let (hcl, _) = config_to_hcl(&parse(&text).unwrap()).unwrap();
+        let body = crate::parse::hcl::parse(&hcl).unwrap();
+        let block = body.get_blocks("resource").next().unwrap();
+        assert_eq!(
+            block
+                .body
+                .get_attribute("instance_type")
+                .unwrap()
+                .value
+                .to_string()
+                .trim(),
+            "\"p5.48xlarge\""
+        );
+        assert_eq!(
+            block
+                .body
+                .get_attribute("x")
+                .unwrap()
+                .value
+                .to_string()
+                .trim(),
+            UNKNOWN
+        );
+        // Broken deep JSON is still an error.
+        assert!(parse(&"[".repeat(500)).is_err());
+        assert!(parse(&format!("{}{}", "[".repeat(500), "}".repeat(500))).is_err());
+    }
 
     #[test]
     fn parses_with_spans() {

@@ -5,7 +5,11 @@
 //! - a nesting-depth guard (saphyr's recursive loader overflows the stack on 10 KB of
 //!   nested `- `), checked as events arrive, before anything deep is built;
 //! - char markers converted to byte offsets once;
-//! - aliases expanded under a node budget, so an alias bomb is an error, not an OOM;
+//! - a node budget per document (`limits.yaml_nodes`): a document past it is a
+//!   [`LimitHit`] there, and the documents after it are still read;
+//! - aliases expanded under a budget (`limits.yaml_alias_nodes`) that also counts the
+//!   copies anchors keep, so an alias bomb is a limit hit, not an OOM; anchored subtrees
+//!   are copied only when the text holds an alias at all;
 //! - `<<` merge keys applied, as Kubernetes (go-yaml) does;
 //! - the documents before a syntax error kept, so they are still linted.
 //!
@@ -17,17 +21,11 @@ use std::ops::Range;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError};
 
 use super::SyntaxError;
-use crate::limits::{LimitHit, Limits};
+use crate::limits::{Limit, LimitHit, Limits};
 use crate::source::SourceFile;
 
 /// Deepest nesting accepted. Real manifests stay under 30.
 pub const MAX_DEPTH: usize = 256;
-/// Most nodes one file may expand to, aliases included.
-pub const MAX_NODES: usize = 1_000_000;
-/// Most nodes aliases may copy in one file. Manifests share a few small blocks
-/// (`<<: *defaults`); a bomb copies copies. Found by fuzzing: a 429-byte bomb that cloned
-/// 10⁶ nodes took 0.2 s, and a file could hold several.
-pub const MAX_ALIAS_NODES: usize = 100_000;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct YamlNode {
@@ -102,8 +100,14 @@ impl YamlNode {
     }
 
     /// A non-negative integer: a plain `3`, or a quoted `"3"` as Kubernetes quantities allow.
+    /// A plain one reads as YAML 1.1 does in Kubernetes (go-yaml): `010` is octal 8,
+    /// `0x10` is 16, `1_000` is 1000; a quoted `"010"` is the quantity 10.
     pub fn as_u64(&self) -> Option<u64> {
-        self.as_str()?.trim().parse().ok()
+        let text = self.as_str()?.trim();
+        match &self.value {
+            YamlValue::Scalar(s) if s.plain => yaml11_uint(text),
+            _ => text.parse().ok(),
+        }
     }
 
     /// A plain boolean, in the YAML 1.1 spellings Kubernetes accepts.
@@ -119,6 +123,32 @@ impl YamlNode {
             _ => None,
         }
     }
+}
+
+/// A plain YAML 1.1 integer as go-yaml resolves it (Go's `ParseInt` with base 0, `_`
+/// removed), else a decimal (go-yaml reads `09` as the float 9).
+fn yaml11_uint(text: &str) -> Option<u64> {
+    let t = text.replace('_', "");
+    let t = t.strip_prefix('+').unwrap_or(&t);
+    let radix = |p: &str| {
+        t.strip_prefix(p)
+            .or_else(|| t.strip_prefix(&p.to_uppercase()))
+    };
+    if let Some(h) = radix("0x") {
+        return u64::from_str_radix(h, 16).ok();
+    }
+    if let Some(b) = radix("0b") {
+        return u64::from_str_radix(b, 2).ok();
+    }
+    if let Some(o) = radix("0o") {
+        return u64::from_str_radix(o, 8).ok();
+    }
+    if let Some(o) = t.strip_prefix('0').filter(|o| !o.is_empty())
+        && let Ok(n) = u64::from_str_radix(o, 8)
+    {
+        return Some(n);
+    }
+    t.parse().ok()
 }
 
 impl Scalar {
@@ -159,11 +189,25 @@ enum Frame {
 struct Loader<'a> {
     file: &'a SourceFile,
     stack: Vec<Frame>,
+    /// Anchored subtrees, kept only when `keep_anchors`.
     anchors: HashMap<usize, (YamlNode, usize)>,
+    /// Whether the text holds an alias (`*name`) at all: without one, no anchor is copied.
+    keep_anchors: bool,
+    /// Nodes in the current document, aliases included (`limits.yaml_nodes`).
     nodes: usize,
-    /// Of which copied by aliases.
+    max_nodes: usize,
+    /// Nodes copied in this file by aliases and kept for anchors
+    /// (`limits.yaml_alias_nodes`). Manifests share a few small blocks
+    /// (`<<: *defaults`); a bomb copies copies. Found by fuzzing: a 429-byte bomb that
+    /// cloned 10⁶ nodes took 0.2 s, and a file could hold several.
     alias_nodes: usize,
+    max_alias_nodes: usize,
+    /// Where the current document starts, to name it in a limit hit.
+    doc_start: usize,
+    /// The current document hit a limit: its remaining events are dropped.
+    skipping: bool,
     docs: Vec<YamlDoc>,
+    limits: Vec<LimitHit>,
 }
 
 /// Reads a YAML stream within the default limits.
@@ -173,8 +217,7 @@ pub fn parse(file: &SourceFile) -> YamlStream {
 
 /// Reads a YAML stream within `limits`.
 pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
-    let _ = limits;
-    let stream = parse_text(file);
+    let stream = parse_text(file, limits);
     // Kubernetes' YAML reader (go-yaml) and PyYAML accept a flow collection or a quoted
     // scalar whose lines sit at or left of its block's indentation; saphyr does not. Read
     // such a file again with those on one line: every byte keeps its offset.
@@ -185,7 +228,7 @@ pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
         && let Some(flat) = flatten_flow(&file.text)
     {
         let flat = SourceFile::new(file.name.clone(), None, file.kind, flat.into(), false);
-        let retry = parse_text(&flat);
+        let retry = parse_text(&flat, limits);
         if retry.error.is_none() {
             return retry;
         }
@@ -203,6 +246,10 @@ fn flatten_flow(text: &str) -> Option<String> {
     let mut depth = 0usize;
     // Indentation of a line that opened a block scalar (`|`, `>`): deeper lines are text.
     let mut block_scalar: Option<usize> = None;
+    // The last byte before `i` that is not a space or tab, kept up to date as `i` moves
+    // (looking back from every byte is quadratic on a long run of spaces).
+    let mut prev: Option<u8> = None;
+    let mut scanned = 0;
     let mut i = 0;
     while i < b.len() {
         let line_start = i == 0 || b[i - 1] == b'\n';
@@ -233,11 +280,12 @@ fn flatten_flow(text: &str) -> Option<String> {
                 block_scalar = Some(indent);
             }
         }
-        let prev = b[..i]
-            .iter()
-            .rev()
-            .find(|c| **c != b' ' && **c != b'\t')
-            .copied();
+        while scanned < i {
+            if !matches!(b[scanned], b' ' | b'\t') {
+                prev = Some(b[scanned]);
+            }
+            scanned += 1;
+        }
         let token_start = i == 0 || matches!(b[i - 1], b' ' | b'\t' | b'\n' | b'[' | b'{' | b',');
         match b[i] {
             b'#' if token_start => {
@@ -292,14 +340,33 @@ fn flatten_flow(text: &str) -> Option<String> {
     changed.then(|| String::from_utf8(out).expect("ASCII for ASCII"))
 }
 
-fn parse_text(file: &SourceFile) -> YamlStream {
+/// Whether `text` may hold an alias: a `*` followed by a character an anchor name can
+/// start with. Stars in strings and globs make this say yes more often than needed, which
+/// only costs the anchor copies (counted against the alias budget).
+fn may_hold_alias(text: &str) -> bool {
+    text.as_bytes().windows(2).any(|w| {
+        w[0] == b'*'
+            && !matches!(
+                w[1],
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b'[' | b']' | b'{' | b'}'
+            )
+    })
+}
+
+fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
     let mut loader = Loader {
         file,
         stack: Vec::new(),
         anchors: HashMap::new(),
+        keep_anchors: may_hold_alias(&file.text),
         nodes: 0,
+        max_nodes: limits.count(Limit::YamlNodes),
         alias_nodes: 0,
+        max_alias_nodes: limits.count(Limit::YamlAliasNodes),
+        doc_start: 0,
+        skipping: false,
         docs: Vec::new(),
+        limits: Vec::new(),
     };
     let mut parser = Parser::new_from_str(&file.text);
     let error = loop {
@@ -317,14 +384,15 @@ fn parse_text(file: &SourceFile) -> YamlStream {
     YamlStream {
         docs: loader.docs,
         error,
-        limits: Vec::new(),
+        limits: loader.limits,
     }
 }
 
 impl Loader<'_> {
+    /// The byte offset of a marker, from its char index: saphyr's lines also end at a
+    /// lone `\r`, and a long line is not walked from its start for every marker.
     fn byte(&self, m: Marker) -> usize {
-        self.file
-            .byte_of_line_char(m.line().saturating_sub(1), m.col())
+        self.file.byte_of_char(m.index())
     }
 
     fn scan_error(&self, e: &ScanError) -> SyntaxError {
@@ -341,15 +409,42 @@ impl Loader<'_> {
         }
     }
 
-    fn count(&mut self, n: usize, at: Marker) -> Result<(), SyntaxError> {
-        self.nodes += n;
-        if self.nodes > MAX_NODES {
-            return Err(self.error(
-                at,
-                format!("the document expands to more than {MAX_NODES} nodes (alias bomb?)"),
-            ));
+    /// Counts `n` more nodes in this document; `false` (and the document is dropped from
+    /// here) when that passes the per-document budget.
+    fn count(&mut self, n: usize, at: Marker) -> bool {
+        self.nodes = self.nodes.saturating_add(n);
+        if self.nodes > self.max_nodes {
+            self.hit(Limit::YamlNodes, at);
+            return false;
         }
-        Ok(())
+        true
+    }
+
+    /// Counts `n` more nodes copied by an alias or kept for an anchor; `false` (and the
+    /// document is dropped from here) when that passes the file's alias budget.
+    fn count_copies(&mut self, n: usize, at: Marker) -> bool {
+        self.alias_nodes = self.alias_nodes.saturating_add(n);
+        if self.alias_nodes > self.max_alias_nodes {
+            self.hit(Limit::YamlAliasNodes, at);
+            return false;
+        }
+        true
+    }
+
+    /// Records a limit hit in the current document and drops the rest of it: the
+    /// documents after it are still read.
+    fn hit(&mut self, limit: Limit, at: Marker) {
+        let line = self.file.line_col(self.doc_start).0;
+        self.limits.push(LimitHit {
+            limit,
+            offset: self.byte(at),
+            unchecked: format!(
+                "the rest of the YAML document that starts on line {line} was not checked; \
+                 the documents after it were"
+            ),
+        });
+        self.stack.clear();
+        self.skipping = true;
     }
 
     fn on_event(
@@ -358,9 +453,21 @@ impl Loader<'_> {
         start: Marker,
         end: Marker,
     ) -> Result<(), SyntaxError> {
+        if let Event::DocumentStart(_) = event {
+            // The node budget is per document. Anchors are kept: saphyr (and this
+            // project's fixtures) let a later document use an earlier one's anchor.
+            self.nodes = 0;
+            self.skipping = false;
+            self.doc_start = self.byte(start);
+        }
+        if self.skipping {
+            return Ok(());
+        }
         match event {
             Event::Scalar(text, style, anchor, _tag) => {
-                self.count(1, start)?;
+                if !self.count(1, start) {
+                    return Ok(());
+                }
                 let node = YamlNode {
                     span: self.byte(start)..self.byte(end),
                     value: YamlValue::Scalar(Scalar {
@@ -368,20 +475,18 @@ impl Loader<'_> {
                         plain: style == ScalarStyle::Plain,
                     }),
                 };
+                if anchor > 0 && self.keep_anchors && !self.count_copies(1, start) {
+                    return Ok(());
+                }
                 self.finish(node, anchor, 1);
             }
             Event::Alias(id) => {
                 let Some(&(_, size)) = self.anchors.get(&id) else {
                     return Err(self.error(start, "alias to an unknown anchor"));
                 };
-                self.alias_nodes += size;
-                if self.alias_nodes > MAX_ALIAS_NODES {
-                    return Err(self.error(
-                        start,
-                        format!("aliases copy more than {MAX_ALIAS_NODES} nodes (alias bomb?)"),
-                    ));
+                if !self.count_copies(size, start) || !self.count(size, start) {
+                    return Ok(());
                 }
-                self.count(size, start)?;
                 let mut node = self.anchors[&id].0.clone();
                 node.span = self.byte(start)..self.byte(end);
                 self.finish(node, 0, size);
@@ -392,7 +497,9 @@ impl Loader<'_> {
                         self.error(start, format!("nesting deeper than {MAX_DEPTH} levels"))
                     );
                 }
-                self.count(1, start)?;
+                if !self.count(1, start) {
+                    return Ok(());
+                }
                 let start = self.byte(start);
                 self.stack
                     .push(if matches!(event, Event::SequenceStart(..)) {
@@ -411,6 +518,7 @@ impl Loader<'_> {
                     });
             }
             Event::SequenceEnd | Event::MappingEnd => {
+                let end_marker = end;
                 let end = self.trimmed_end(self.byte(end));
                 let (node, anchor) = match self.stack.pop() {
                     Some(Frame::Seq {
@@ -438,7 +546,14 @@ impl Loader<'_> {
                     ),
                     None => return Ok(()),
                 };
-                let size = if anchor > 0 { subtree_size(&node) } else { 0 };
+                let size = if anchor > 0 && self.keep_anchors {
+                    subtree_size(&node)
+                } else {
+                    0
+                };
+                if size > 0 && !self.count_copies(size, end_marker) {
+                    return Ok(());
+                }
                 self.finish(node, anchor, size);
             }
             Event::DocumentStart(_)
@@ -461,7 +576,7 @@ impl Loader<'_> {
     }
 
     fn finish(&mut self, node: YamlNode, anchor: usize, size: usize) {
-        if anchor > 0 {
+        if anchor > 0 && self.keep_anchors {
             self.anchors.insert(anchor, (node.clone(), size.max(1)));
         }
         match self.stack.last_mut() {
@@ -502,6 +617,12 @@ fn apply_merges(entries: Vec<(YamlNode, YamlNode)>) -> Vec<(YamlNode, YamlNode)>
         return entries;
     }
     let (merges, mut own): (Vec<_>, Vec<_>) = entries.into_iter().partition(|(k, _)| is_merge(k));
+    // Keys already set, looked up once per merged key (a linear search per key made a
+    // merge of 100k keys quadratic).
+    let mut set: std::collections::HashSet<Option<String>> = own
+        .iter()
+        .map(|(k, _)| k.as_str().map(str::to_string))
+        .collect();
     for (_, value) in merges {
         let sources: Vec<YamlNode> = match value.value {
             YamlValue::Map(_) => vec![value],
@@ -511,7 +632,7 @@ fn apply_merges(entries: Vec<(YamlNode, YamlNode)>) -> Vec<(YamlNode, YamlNode)>
         for source in sources {
             if let YamlValue::Map(src) = source.value {
                 for (k, v) in src {
-                    if !own.iter().any(|(ok, _)| ok.as_str() == k.as_str()) {
+                    if set.insert(k.as_str().map(str::to_string)) {
                         own.push((k, v));
                     }
                 }
@@ -584,8 +705,91 @@ mod tests {
             let items = vec![format!("*{prev}"); 10].join(", ");
             writeln!(text, "{name}: &{name} [{items}]").unwrap();
         }
+        text.push_str("---\nafter: 1\n");
         let (_, s) = load(&text);
-        assert!(s.error.unwrap().message.contains("alias bomb"));
+        // A limit hit, not a parse error; the document after the bomb is still read.
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.limits.len(), 1);
+        assert_eq!(s.limits[0].limit, Limit::YamlAliasNodes);
+        assert_eq!(s.docs.len(), 1);
+        assert!(s.docs[0].root.get("after").is_some());
+    }
+
+    #[test]
+    fn anchors_are_not_copied_without_an_alias_and_copies_count_with_one() {
+        // Nested anchors and no alias: nothing is copied, however large.
+        let mut text = String::from("x: 1\n");
+        for i in 0..40 {
+            let mut next = format!("a{i}: &a{i}\n");
+            for l in text.lines() {
+                writeln!(next, "  {l}").unwrap();
+            }
+            for j in 0..20 {
+                writeln!(next, "f{i}_{j}: v").unwrap();
+            }
+            text = next;
+        }
+        let f = SourceFile::new(
+            "t.yaml".into(),
+            None,
+            FileKind::Yaml,
+            text.clone().into(),
+            true,
+        );
+        let mut limits = Limits::default();
+        limits.set(Limit::YamlAliasNodes, 1000);
+        let s = parse_with(&f, &limits);
+        assert!(s.limits.is_empty() && s.error.is_none(), "{:?}", s.limits);
+        // With an alias, the anchors' copies count against the alias budget.
+        text.push_str("z: *a0\n");
+        let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
+        let s = parse_with(&f, &limits);
+        assert_eq!(s.limits[0].limit, Limit::YamlAliasNodes);
+    }
+
+    #[test]
+    fn a_document_past_the_node_limit_is_a_limit_hit_and_the_next_is_read() {
+        let mut big = String::new();
+        for i in 0..50 {
+            writeln!(big, "k{i}: v").unwrap();
+        }
+        let text = format!("a: 1\n---\n{big}---\nkind: Pod\n");
+        let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
+        let mut limits = Limits::default();
+        limits.set(Limit::YamlNodes, 40);
+        let s = parse_with(&f, &limits);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.limits.len(), 1);
+        assert_eq!(s.limits[0].limit, Limit::YamlNodes);
+        assert!(
+            s.limits[0].unchecked.contains("starts on line 2"),
+            "{:?}",
+            s.limits
+        );
+        let kinds: Vec<_> = s
+            .docs
+            .iter()
+            .map(|d| d.root.entries().unwrap()[0].0.as_str())
+            .collect();
+        assert_eq!(kinds, [Some("a"), Some("kind")]);
+    }
+
+    #[test]
+    fn markers_after_a_lone_cr_and_long_non_ascii_lines_are_bytes() {
+        let (f, s) = load("a: 1\rb:\r  c: 2\r");
+        let c = s.docs[0].root.path(&["b", "c"]).unwrap();
+        assert_eq!(&f.text[c.span.clone()], "2");
+        assert_eq!(f.line_col(c.span.start), (3, 6));
+        let text = format!(
+            "{{{}}}\n",
+            (0..2000)
+                .map(|i| format!("\"ключ{i}\": \"é\""))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let (f, s) = load(&text);
+        let v = s.docs[0].root.get("ключ1999").unwrap();
+        assert_eq!(&f.text[v.span.clone()], "\"é\"");
     }
 
     #[test]
@@ -647,5 +851,12 @@ mod tests {
         assert_eq!(r.get("c").unwrap().as_bool(), None);
         assert_eq!(r.get("d").unwrap().as_u64(), Some(4));
         assert_eq!(r.get("e").unwrap().as_u64(), Some(4));
+        let (_, s) = load("a: 010\nb: \"010\"\nc: 0x10\nd: 1_000\ne: 09\nf: '0x10'\ng: -1\n");
+        let r = &s.docs[0].root;
+        let n = |k: &str| r.get(k).unwrap().as_u64();
+        assert_eq!(
+            [n("a"), n("b"), n("c"), n("d"), n("e"), n("f"), n("g")],
+            [Some(8), Some(10), Some(16), Some(1000), Some(9), None, None]
+        );
     }
 }
