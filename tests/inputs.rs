@@ -11,7 +11,7 @@ use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use common::{GPU_VM, gpulint, json, stderr, stdout, write};
+use common::{GPU_VM, gpulint, json, rule_files, stderr, stdout, write};
 
 /// Runs gpulint in `dir` with stdin closed and a short wait for FIFOs.
 fn run(dir: &Path, args: &[&str]) -> Output {
@@ -22,23 +22,6 @@ fn run(dir: &Path, args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .unwrap()
-}
-
-/// `(rule, file)` of every finding, sorted.
-fn findings(o: &Output) -> Vec<(String, String)> {
-    let mut found: Vec<(String, String)> = json(o)["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["file"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
-    found.sort();
-    found
 }
 
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -70,7 +53,7 @@ fn links_that_lead_out_of_the_tree_are_not_read() {
     assert_eq!(o.status.code(), Some(1), "{o:?}");
     // The link inside the tree is read under its own name; the links out are not.
     assert_eq!(
-        findings(&o),
+        rule_files(&o),
         pairs(&[
             ("missing-auto-shutdown", "repo/root/gpu.tf"),
             ("missing-auto-shutdown", "repo/shared/gpu.tf"),
@@ -121,13 +104,13 @@ fn links_that_lead_out_of_the_tree_are_not_read() {
             "repo",
         ],
     );
-    assert!(findings(&o).contains(&("parse-error".into(), "repo/root/env.yaml".into())));
+    assert!(rule_files(&o).contains(&("parse-error".into(), "repo/root/env.yaml".into())));
     write(d, "repo/.gpulint.toml", "follow_external_links = true\n");
     let o = run(&d.join("repo"), &["check", "--format", "json", "root"]);
-    assert!(findings(&o).contains(&("parse-error".into(), "root/env.yaml".into())));
+    assert!(rule_files(&o).contains(&("parse-error".into(), "root/env.yaml".into())));
     let o = run(d, &["check", "--format", "json", "repo/root/env.yaml"]);
     assert_eq!(
-        findings(&o),
+        rule_files(&o),
         pairs(&[("parse-error", "repo/root/env.yaml")])
     );
 }
@@ -199,7 +182,10 @@ fn process_substitution_still_gives_var_files() {
         return;
     };
     assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert_eq!(findings(&o), pairs(&[("missing-auto-shutdown", "main.tf")]));
+    assert_eq!(
+        rule_files(&o),
+        pairs(&[("missing-auto-shutdown", "main.tf")])
+    );
 }
 
 #[test]
@@ -238,7 +224,7 @@ fn two_files_never_share_a_name_and_both_are_linted() {
     } else {
         let o = run(d, &["check", "--format", "json", "a"]);
         assert_eq!(
-            findings(&o),
+            rule_files(&o),
             pairs(&[
                 ("missing-auto-shutdown", "a/\\\\xFF.tf"),
                 ("missing-auto-shutdown", "a/\\xFF.tf"),
@@ -256,7 +242,7 @@ fn two_files_never_share_a_name_and_both_are_linted() {
         &["check", "--format", "json", "main.tf", "lnk/../main.tf"],
     );
     assert_eq!(
-        findings(&o),
+        rule_files(&o),
         pairs(&[
             ("missing-auto-shutdown", "lnk/../main.tf"),
             ("missing-auto-shutdown", "main.tf"),
@@ -370,7 +356,7 @@ fn a_var_file_in_the_linted_folder_is_reported_once() {
             "c/bad.tfvars",
         ],
     );
-    assert_eq!(findings(&o), pairs(&[("parse-error", "c/bad.tfvars")]));
+    assert_eq!(rule_files(&o), pairs(&[("parse-error", "c/bad.tfvars")]));
 
     // A good one applies, and is still one file.
     write(d, "c/good.tfvars", "t = \"p5.48xlarge\"\n");
@@ -386,7 +372,7 @@ fn a_var_file_in_the_linted_folder_is_reported_once() {
         ],
     );
     assert_eq!(
-        findings(&o),
+        rule_files(&o),
         pairs(&[
             ("missing-auto-shutdown", "c/main.tf"),
             ("parse-error", "c/bad.tfvars"),

@@ -9,7 +9,7 @@ mod common;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use common::{GPU_VM, gpulint, json, stderr, write};
+use common::{GPU_VM, gpulint, json, rule_files, stderr, write};
 
 /// `(rule, file, line, message)` of every finding of `gpulint check --format json .` in
 /// `dir`, sorted.
@@ -146,17 +146,7 @@ fn a_deep_value_in_a_plan_and_a_huge_number_in_tf_json_do_not_lose_the_gpu_vm() 
         r#"{"resource": {"aws_instance": {"gpu": {"instance_type": "p5.48xlarge", "x": 1e400}}}}"#,
     );
     let o = gpulint(&["check", "--format", "json", "plan.json", "tf"], d, None);
-    let found: Vec<(String, String)> = json(&o)["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["file"].as_str().unwrap().to_string(),
-            )
-        })
-        .collect();
+    let found = rule_files(&o);
     assert!(!found.iter().any(|(r, _)| r == "parse-error"), "{found:?}");
     for file in ["plan.json", "tf/main.tf.json"] {
         assert!(

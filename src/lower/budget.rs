@@ -39,6 +39,8 @@ struct State {
     /// The budget ran out; the hit has been recorded when `recorded`.
     spent: bool,
     recorded: bool,
+    /// The instances ran out, and that was recorded.
+    instances_recorded: bool,
     hits: Vec<Hit>,
 }
 
@@ -61,6 +63,7 @@ pub fn begin(limits: &Limits, terraform_bytes: u64) -> Run {
             instances: remaining / INSTANCE,
             spent: false,
             recorded: false,
+            instances_recorded: false,
             hits: Vec::new(),
         });
     });
@@ -128,27 +131,22 @@ pub fn take_instance(file: FileId, range: Range<usize>) -> bool {
             s.instances -= 1;
             return true;
         }
-        if !s
-            .hits
-            .iter()
-            .any(|h| h.unchecked.starts_with(INSTANCES_LEFT))
-        {
+        if !s.instances_recorded {
+            s.instances_recorded = true;
             s.hits.push(Hit {
                 limit: Limit::Evaluation,
                 file,
                 range,
                 unchecked: format!(
-                    "{INSTANCES_LEFT} ({INSTANCE} bytes of the budget each); this instance and \
-                     every later one were not checked"
+                    "the run made as many resource and module instances as its budget allows \
+                     ({INSTANCE} bytes of the budget each); this instance and every later one \
+                     were not checked"
                 ),
             });
         }
         false
     })
 }
-
-const INSTANCES_LEFT: &str =
-    "the run made as many resource and module instances as its budget allows";
 
 /// Whether the budget is spent: every evaluation from now on is unknown.
 pub fn spent() -> bool {

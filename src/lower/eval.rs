@@ -19,7 +19,7 @@ use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::template::Element;
 
 use super::budget;
-use super::terraform::TfFile;
+use super::terraform::{TfFile, in_file};
 
 /// Where expressions are evaluated: the values of `var`, `local`, and inside an instance
 /// `count`, `each` or a `dynamic` block's iterator, chained to the scope they extend.
@@ -162,11 +162,7 @@ impl Scope {
         let v = self.eval(expr);
         if v.is_none() && budget::spent() {
             let range = hcl_edit::Span::span(expr).unwrap_or(0..0);
-            let range = match file.remap {
-                Some(m) => m.map(range),
-                None => range,
-            };
-            budget::record_spent(file.id, range);
+            budget::record_spent(file.id, in_file(file.remap, range));
         }
         v
     }

@@ -34,6 +34,38 @@ pub struct TfFile<'a> {
 
 pub use super::eval::Scope;
 
+/// A range of a body's parsed text as a range of its file: through `remap` for a body
+/// generated from JSON.
+pub fn in_file(remap: Option<&Remap>, range: Range<usize>) -> Range<usize> {
+    match remap {
+        Some(m) => m.map(range),
+        None => range,
+    }
+}
+
+/// Records that a `count`, `for_each` or `dynamic` block (`what`) makes `made` instances,
+/// more than the `max` gpulint expands; `at` is its `count` or `for_each` value.
+fn instances_over(
+    file: FileId,
+    remap: Option<&Remap>,
+    at: &Expression,
+    what: &str,
+    made: usize,
+    max: usize,
+) {
+    let unit = if what == "block" {
+        "instances"
+    } else {
+        "blocks"
+    };
+    budget::record(budget::Hit {
+        limit: Limit::Instances,
+        file,
+        range: in_file(remap, at.span().unwrap_or(0..0)),
+        unchecked: format!("this {what} makes {made} {unit}; only the first {max} were checked"),
+    });
+}
+
 /// Which instance of a resource or module call `count` or `for_each` made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Key {
@@ -319,11 +351,7 @@ fn expand<'a>(
     into: &mut Vec<Instance<'a>>,
 ) -> Expansion {
     let mut push = |key: Option<Key>, scope: Rc<Scope>| {
-        let range = block.ident.span().unwrap_or(0..0);
-        let range = match file.remap {
-            Some(m) => m.map(range),
-            None => range,
-        };
+        let range = in_file(file.remap, block.ident.span().unwrap_or(0..0));
         if !budget::take_instance(file.id, range) {
             return;
         }
@@ -336,16 +364,7 @@ fn expand<'a>(
     };
     let max = budget::limit(Limit::Instances);
     let over = |expr: &Expression, n: usize| {
-        let range = expr.span().unwrap_or(0..0);
-        budget::record(budget::Hit {
-            limit: Limit::Instances,
-            file: file.id,
-            range: match file.remap {
-                Some(m) => m.map(range),
-                None => range,
-            },
-            unchecked: format!("this block makes {n} instances; only the first {max} were checked"),
-        });
+        instances_over(file.id, file.remap, expr, "block", n, max);
     };
     if let Some(count) = block.body.get_attribute("count") {
         if let Some(hcl::Value::Number(n)) = scope.eval_in(&count.value, file)
@@ -639,11 +658,7 @@ impl<'a> Block<'a> {
 
     /// A span in this block's file, from offsets into its parsed text.
     pub fn span(&self, range: Range<usize>) -> Span {
-        let range = match self.remap {
-            Some(m) => m.map(range),
-            None => range,
-        };
-        Span::new(self.file, range)
+        Span::new(self.file, in_file(self.remap, range))
     }
 
     fn expr_span(&self, e: &Expression) -> Span {
@@ -885,16 +900,14 @@ impl<'a> Block<'a> {
         };
         let max = budget::limit(Limit::Instances);
         if items.len() > max {
-            let range = each.value.span().unwrap_or(0..0);
-            budget::record(budget::Hit {
-                limit: Limit::Instances,
-                file: self.file,
-                range: self.span(range).range,
-                unchecked: format!(
-                    "this `dynamic` block makes {} blocks; only the first {max} were checked",
-                    items.len()
-                ),
-            });
+            instances_over(
+                self.file,
+                self.remap,
+                &each.value,
+                "`dynamic` block",
+                items.len(),
+                max,
+            );
         }
         Some(
             items

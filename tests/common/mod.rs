@@ -84,6 +84,23 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// `(rule, file)` of every finding in a JSON report, sorted.
+pub fn rule_files(o: &Output) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = json(o)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["file"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    found
+}
+
 /// `(rule, subject, message)` of every finding of `gpulint check --format json ARGS`,
 /// sorted.
 pub fn findings(args: &[&str]) -> Vec<(String, String, String)> {
