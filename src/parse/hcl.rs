@@ -102,6 +102,8 @@ fn unclosed(text: &str) -> Option<(usize, usize)> {
                 b'"' | b'\n' => {
                     stack.pop();
                 }
+                // `$${` and `%%{` are a literal `${` and `%{`, not a template.
+                b'$' | b'%' if b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&b'{') => i += 2,
                 b'$' | b'%' if b.get(i + 1) == Some(&b'{') => {
                     stack.push(In::Template(0));
                     i += 1;
@@ -224,6 +226,19 @@ mod tests {
         let block = body.get_blocks("resource").next().unwrap();
         let attr = block.body.get_attribute("instance_type").unwrap();
         assert_eq!(&src[attr.value.span().unwrap()], "\"p5.48xlarge\"");
+    }
+
+    #[test]
+    fn escaped_template_openers_are_text_not_brackets() {
+        // `$${` and `%%{` are a literal `${` and `%{`: counted as open templates, a dozen
+        // of them made a valid file "end with brackets still open" (found by fuzzing).
+        let mut src = String::new();
+        for i in 0..12 {
+            let _ = writeln!(src, "a{i} = \"$${{x}} and %%{{ if }}\"");
+        }
+        assert_eq!(unclosed(&src), None);
+        assert!(parse(&src).is_ok());
+        assert_eq!(unclosed("a = \"$${\"\nb = {\n"), Some((14, 1)));
     }
 
     #[test]
