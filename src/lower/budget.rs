@@ -121,7 +121,7 @@ pub fn charge(bytes: u64) -> bool {
     })
 }
 
-/// Takes one resource or module instance from the run's share. `false` when none is left:
+/// Takes one instance of a `count` or `for_each` block from the run's share. `false` when none is left:
 /// the instance is not made, and the first time that happens it is recorded at `range`.
 pub fn take_instance(file: FileId, range: Range<usize>) -> bool {
     STATE.with(|s| {
@@ -138,9 +138,9 @@ pub fn take_instance(file: FileId, range: Range<usize>) -> bool {
                 file,
                 range,
                 unchecked: format!(
-                    "the run made as many resource and module instances as its budget allows \
-                     ({INSTANCE} bytes of the budget each); this instance and every later one \
-                     were not checked"
+                    "the run made as many `count` and `for_each` instances as its budget \
+                     allows ({INSTANCE} bytes of the budget each); this instance and every \
+                     later one were not checked (blocks written once still are)"
                 ),
             });
         }

@@ -343,7 +343,9 @@ fn with_type_defaults(v: hcl::Value, ty: &hcl::Expression, depth: usize) -> hcl:
 
 /// Adds the instances of one `resource` or `module` block. A `count` or `for_each` that
 /// does not evaluate leaves the block out: gpulint cannot know whether, or how often, it
-/// exists (tflint does the same).
+/// exists (tflint does the same). The instances of a `count` or `for_each` come out of the
+/// run's share; a block written once is always made, as its cost is bounded by its text,
+/// so a plain GPU resource after an instance bomb is still checked.
 fn expand<'a>(
     file: TfFile<'a>,
     block: &'a EditBlock,
@@ -352,7 +354,7 @@ fn expand<'a>(
 ) -> Expansion {
     let mut push = |key: Option<Key>, scope: Rc<Scope>| {
         let range = in_file(file.remap, block.ident.span().unwrap_or(0..0));
-        if !budget::take_instance(file.id, range) {
+        if key.is_some() && !budget::take_instance(file.id, range) {
             return;
         }
         into.push(Instance {
