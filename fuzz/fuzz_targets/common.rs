@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 
 use gpulint::config::Config;
-use gpulint::lint::{Options, lint};
+use gpulint::lint::{Options, Outcome, lint};
 use gpulint::report;
 
-pub fn check(name: &str, data: &[u8], config: Config) {
+/// Returns the outcome, for targets that check more than the absence of a crash.
+pub fn check(name: &str, data: &[u8], config: Config) -> Outcome {
     let opts = Options {
         paths: vec![PathBuf::from("-")],
         stdin_filename: Some(name.to_string()),
@@ -36,6 +37,7 @@ pub fn check(name: &str, data: &[u8], config: Config) {
         7 => drop(report::json::render(&outcome)),
         _ => printable("compact", &report::compact::render(&outcome)),
     }
+    outcome
 }
 
 /// A text report carries nothing from the input raw that a terminal or CI log would act on:
