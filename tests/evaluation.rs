@@ -240,6 +240,16 @@ fn a_module_chain_deeper_than_the_limit_is_a_finding_and_shallow_gpus_are_found_
         .collect();
     assert_eq!(vm.len(), 1, "{vm:#?}");
     assert!(vm[0].1.ends_with("aws_instance.trainer"), "{vm:#?}");
+    // Within the limit a chain is followed to its end: a VM 60 calls deep, found once,
+    // whether the run names the root file or its folder.
+    let tmp = tempfile::tempdir().unwrap();
+    module_chain(tmp.path(), 64, 60);
+    for paths in [&["main.tf"][..], &["."][..]] {
+        let found = check_dir(tmp.path(), paths);
+        let rules: Vec<&str> = found.iter().map(|f| f.0.as_str()).collect();
+        assert_eq!(rules, ["missing-auto-shutdown"], "{paths:?}: {found:#?}");
+        assert!(found[0].1.starts_with("module.m0.module.m1."), "{found:#?}");
+    }
 }
 
 #[test]
