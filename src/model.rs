@@ -151,7 +151,7 @@ pub struct Capacity {
     pub fast_fabric: Value<bool>,
     /// Backed by a reservation or capacity block: billed whether it runs or not.
     pub reserved: Option<Span>,
-    pub role: Value<Role>,
+    pub role: Inferred<Role>,
     /// Node labels a pool puts on its nodes (for Kubernetes scheduling).
     pub labels: Vec<(String, String, Span)>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
@@ -180,7 +180,7 @@ impl Capacity {
             placement: Value::Absent,
             fast_fabric: Value::Absent,
             reserved: None,
-            role: Value::Absent,
+            role: Inferred::default(),
             labels: Vec::new(),
             stop: Vec::new(),
         }
@@ -345,6 +345,124 @@ pub enum Role {
     Inference,
 }
 
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Training => "training",
+            Role::Inference => "inference",
+        }
+    }
+
+    /// The verb a reason starts with: "trains", "serves".
+    pub fn verb(self) -> &'static str {
+        match self {
+            Role::Training => "trains",
+            Role::Inference => "serves",
+        }
+    }
+}
+
+/// A value gpulint inferred, with why it thinks so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Inferred<T> {
+    /// The value, at the span of the signal that decided it.
+    pub value: Value<T>,
+    /// The signal that decided it; `None` when nothing did.
+    pub evidence: Option<Evidence>,
+}
+
+impl<T> Default for Inferred<T> {
+    fn default() -> Self {
+        Inferred {
+            value: Value::Absent,
+            evidence: None,
+        }
+    }
+}
+
+impl<T> Inferred<T> {
+    pub fn new(value: Value<T>, evidence: Option<Evidence>) -> Self {
+        Inferred { value, evidence }
+    }
+
+    pub fn known(&self) -> Option<&T> {
+        self.value.known()
+    }
+
+    pub fn span(&self) -> Option<&Span> {
+        self.value.span()
+    }
+
+    pub fn is_unknown(&self) -> bool {
+        self.value.is_unknown()
+    }
+}
+
+impl Inferred<Role> {
+    /// Why gpulint thinks so, for a message: "trains: Job running `python pretrain.py`".
+    pub fn reason(&self) -> Option<String> {
+        let role = self.known()?;
+        let e = self.evidence.as_ref()?;
+        Some(format!("{}: {}", role.verb(), e.detail))
+    }
+}
+
+/// What decided an inference, as a reviewer would say it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evidence {
+    pub signal: Signal,
+    /// `PyTorchJob, a training kind`, `Job running \`python pretrain.py\``.
+    pub detail: String,
+}
+
+impl Evidence {
+    pub fn new(signal: Signal, detail: impl Into<String>) -> Self {
+        Evidence {
+            signal,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// The kinds of signal a role is read from, strongest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Signal {
+    /// `gpulint.dev/role` annotation, `gpulint-role` tag or label.
+    Hint,
+    /// A kind that only trains or only serves (PyTorchJob, InferenceService).
+    Kind,
+    /// A distributed launcher, a training framework's command or a training script.
+    Command,
+    /// A training framework's image (verl, NeMo, Axolotl…).
+    Framework,
+    /// A serving engine's command (`vllm serve`, `text-generation-launcher`).
+    Engine,
+    /// A serving engine's image repository.
+    Image,
+    /// Words in names and labels (`llama-finetune`, `role: serving`).
+    Words,
+    /// The controller's shape (a GPU Job; a Deployment behind a Service).
+    Shape,
+    /// What the workloads that land on a pool do.
+    Workloads,
+}
+
+impl Signal {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Signal::Hint => "hint",
+            Signal::Kind => "kind",
+            Signal::Command => "command",
+            Signal::Framework => "framework",
+            Signal::Engine => "engine",
+            Signal::Image => "image",
+            Signal::Words => "words",
+            Signal::Shape => "shape",
+            Signal::Workloads => "workloads",
+        }
+    }
+}
+
 /// What runs on GPUs: a Pod, a Deployment, a Job, a training or serving CRD.
 #[derive(Clone, Debug)]
 pub struct Workload {
@@ -354,7 +472,7 @@ pub struct Workload {
     pub name: Option<String>,
     /// The object, from its first key to its last value.
     pub span: Span,
-    pub role: Value<Role>,
+    pub role: Inferred<Role>,
     /// One per replica group (a Deployment has one; a PyTorchJob has master and workers).
     pub pods: Vec<PodShape>,
 }
@@ -410,6 +528,9 @@ pub enum Engine {
     Vllm,
     Tgi,
     Sglang,
+    /// Another engine the catalog knows (Triton, NIM, TensorRT-LLM…), by name: its flags
+    /// are not read.
+    Other(&'static str),
     /// Only `gpulint.dev/*` annotations say what is served.
     Hint,
 }
@@ -481,6 +602,10 @@ pub struct Container {
     pub mounts: Vec<Mount>,
     pub cpu_request: Value<String>,
     pub memory_request: Value<String>,
+    /// Environment variables with literal values (`valueFrom` ones are left out).
+    pub env: Vec<(String, String, Span)>,
+    /// Declares container ports or HTTP, gRPC or TCP probes: it answers requests.
+    pub listens: bool,
     pub span: Span,
 }
 

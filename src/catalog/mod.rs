@@ -16,6 +16,7 @@ const AZURE: &str = include_str!("data/azure.toml");
 const KUBERNETES: &str = include_str!("data/kubernetes.toml");
 
 pub mod kubernetes;
+pub mod workloads;
 
 /// How sure the catalog is of a row (`reference/gpu-facts.md` tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

@@ -381,7 +381,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         })
         .unwrap_or_default();
     let name = b.str("name").known().cloned();
-    c.role = super::role::from_entries(
+    c.role = super::intent::from_entries(
         &tags,
         std::iter::once(r.name).chain(name.as_deref()),
         &r.header(),

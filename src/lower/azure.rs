@@ -209,7 +209,7 @@ pub(super) fn aks_pool(
             header.clone(),
         ));
     }
-    c.role = super::role::from_entries(
+    c.role = super::intent::from_entries(
         &entries,
         words.iter().copied().chain(name.as_deref()),
         &header,

@@ -465,7 +465,7 @@ fn node_pool(
             header.clone(),
         ));
     }
-    c.role = super::role::from_entries(
+    c.role = super::intent::from_entries(
         &c.labels,
         [c.subject.as_str()].into_iter().chain(name.as_deref()),
         &header,

@@ -6,9 +6,9 @@ pub mod budget;
 pub mod eval;
 pub mod functions;
 pub mod gcp;
+pub mod intent;
 pub mod kubernetes;
 pub mod registry;
-pub mod role;
 pub mod terraform;
 
 use std::collections::{BTreeMap, HashSet};

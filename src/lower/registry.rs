@@ -195,7 +195,7 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
         c.labels
             .push(("eks.amazonaws.com/capacityType".into(), ct, header.clone()));
     }
-    c.role = super::role::from_entries(&entries, [key, name.as_str()], &header);
+    c.role = super::intent::from_entries(&entries, [key, name.as_str()], &header);
     c
 }
 
@@ -309,7 +309,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             name.clone(),
             header.clone(),
         ));
-        c.role = super::role::from_entries(&c.labels, [name.as_str()], &header);
+        c.role = super::intent::from_entries(&c.labels, [name.as_str()], &header);
         inv.capacity.push(c);
     }
 }
@@ -358,7 +358,7 @@ fn aks(call: &Call<'_>, inv: &mut Inventory) {
             _ => Scale::fixed(or_default(b.u64("agents_count"), 2, &span)),
         };
         c.labels = b.string_map("agents_labels");
-        c.role = super::role::from_entries(&c.labels, ["default"], &span);
+        c.role = super::intent::from_entries(&c.labels, ["default"], &span);
         inv.capacity.push(c);
     }
 }

@@ -17,9 +17,9 @@ use hcl_edit::structure::{Block as EditBlock, Body, Structure};
 use hcl_edit::visit::{Visit, visit_expr};
 use hcl_edit::{Ident, Span as _};
 
-use super::{budget, role};
+use super::{budget, intent};
 use crate::limits::Limit;
-use crate::model::{Role, Span, Value};
+use crate::model::{Inferred, Role, Span, Value};
 use crate::parse::json::Remap;
 use crate::source::FileId;
 
@@ -543,14 +543,14 @@ impl Resource<'_> {
     /// The role this resource states or names: a `gpulint-role` entry in one of `maps`
     /// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
     /// maps' keys and values.
-    pub fn role(&self, maps: &[&str], names: &[&str]) -> Value<Role> {
+    pub fn role(&self, maps: &[&str], names: &[&str]) -> Inferred<Role> {
         let entries: Vec<_> = maps.iter().flat_map(|m| self.block.string_map(m)).collect();
         let named: Vec<String> = names
             .iter()
             .filter_map(|n| self.block.str(n).known().cloned())
             .collect();
         let words = std::iter::once(self.name).chain(named.iter().map(String::as_str));
-        role::from_entries(&entries, words, &self.header())
+        intent::from_entries(&entries, words, &self.header())
     }
 
     /// The instance's address: `aws_instance.trainer`, `aws_instance.gpu[0]`,

@@ -1,6 +1,6 @@
 //! `missing-checkpoint-volume`: GPU training with nowhere persistent to write checkpoints.
 
-use super::{Report, Rule, RuleContext, RuleMeta, pod_spot_only};
+use super::{because, Report, Rule, RuleContext, RuleMeta, pod_spot_only};
 use crate::finding::{Category, Severity};
 use crate::model::{Inventory, PodShape, Role, Value, VolumeSource};
 
@@ -62,7 +62,7 @@ impl Rule for MissingCheckpointVolume {
                     } else {
                         ""
                     }
-                ),
+                ) + &because(&w.role),
                 help: "mount a PersistentVolumeClaim or a CSI volume (FSx for Lustre, EFS, GCS \
                        FUSE, Filestore, Azure Files) and write checkpoints there"
                     .into(),

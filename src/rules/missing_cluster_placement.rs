@@ -1,7 +1,7 @@
 //! `missing-cluster-placement`: multi-node GPU training with nothing packing the nodes
 //! close together.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label};
+use super::{because, Report, Rule, RuleContext, RuleMeta, describe, gpu_label};
 use crate::finding::{Category, Severity};
 use crate::model::{Inventory, Placement, Provider, Role, Value};
 
@@ -33,7 +33,7 @@ impl Rule for MissingClusterPlacement {
                      far apart in the zone, adding latency to every collective",
                     c.subject,
                     describe(machines[0])
-                ),
+                ) + &because(&c.role),
                 help: help(c.provider).into(),
                 subject: c.subject.clone(),
                 primary: (c.header.clone(), "no cluster placement".into()),

@@ -30,6 +30,13 @@ pub enum OptionKind {
     PositiveInteger,
 }
 
+/// Why a rule took a workload or a pool for training or serving, as a message ends:
+/// ` (trains: Job running \`python pretrain.py\`)`. Empty when no evidence was kept.
+pub fn because(role: &crate::model::Inferred<crate::model::Role>) -> String {
+    role.reason()
+        .map_or_else(String::new, |r| format!(" ({r})"))
+}
+
 impl OptionKind {
     pub fn describe(self) -> &'static str {
         match self {

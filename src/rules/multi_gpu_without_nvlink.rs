@@ -1,6 +1,6 @@
 //! `multi-gpu-without-nvlink`: multi-GPU training on GPUs joined only by PCIe.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe, pod_gpu};
+use super::{because, Report, Rule, RuleContext, RuleMeta, describe, pod_gpu};
 use crate::catalog::{Confidence, Interconnect};
 use crate::finding::{Category, Severity};
 use crate::model::{Inventory, Provider, Role, Value};
@@ -38,7 +38,7 @@ impl Rule for MultiGpuWithoutNvlink {
                         if training { "trains" } else { "shards a model" },
                         g.count,
                         gpu.name
-                    ),
+                    ) + &because(&w.role),
                     help: "run multi-GPU training or tensor parallelism on NVLink GPUs (A100, H100, \
                            H200, B200 SXM), or one GPU per replica here"
                         .into(),
@@ -70,7 +70,7 @@ impl Rule for MultiGpuWithoutNvlink {
                      tensor-parallel traffic crawl over PCIe instead of NVLink",
                     c.subject,
                     describe(m)
-                ),
+                ) + &because(&c.role),
                 help: help(c.provider).into(),
                 subject: c.subject.clone(),
                 primary: (span.clone(), "PCIe only, no NVLink".into()),

@@ -1,7 +1,7 @@
 //! `multi-node-without-fast-fabric`: multi-node training on machines with a fast fabric
 //! (EFA, GPUDirect) that the configuration does not set up.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe};
+use super::{because, Report, Rule, RuleContext, RuleMeta, describe};
 use crate::catalog::Fabric;
 use crate::finding::{Category, Severity};
 use crate::model::{Inventory, Provider, Role, Value};
@@ -43,7 +43,7 @@ impl Rule for MultiNodeWithoutFastFabric {
                      sits idle and NCCL falls back to plain TCP between nodes",
                     c.subject,
                     describe(m)
-                ),
+                ) + &because(&c.role),
                 help: help(c.provider).into(),
                 subject: c.subject.clone(),
                 primary: (span.clone(), format!("supports {name}, not set up")),

@@ -4,7 +4,7 @@
 // Byte and core counts are positive and far below 2^52, where f64 is exact.
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
-use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu, served};
+use super::{because, Report, Rule, RuleContext, RuleMeta, pod_gpu, served};
 use crate::catalog::{Confidence, catalog};
 use crate::finding::{Category, Severity};
 use crate::fit::{estimate, human_bytes};
@@ -71,7 +71,7 @@ impl Rule for OversizedInferenceGpu {
                         human_bytes(need),
                         gpu.name,
                         human_bytes(usable)
-                    ),
+                    ) + &because(&w.role),
                     help: "serve it on the smaller GPU or slice, or pack several models or replicas \
                            onto this GPU; `gpulint fit` lists what fits"
                         .into(),

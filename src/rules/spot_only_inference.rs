@@ -1,6 +1,6 @@
 //! `spot-only-inference`: an inference pool whose only capacity is spot or preemptible.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label, pod_spot_only};
+use super::{because, Report, Rule, RuleContext, RuleMeta, describe, gpu_label, pod_spot_only};
 use crate::finding::{Category, Severity};
 use crate::model::{Capacity, Inventory, Market, Provider, Role, Value};
 
@@ -32,7 +32,7 @@ impl Rule for SpotOnlyInference {
                     "`{}` serves inference only from spot GPU nodes: one reclaim can take every \
                      replica down at once",
                     w.subject
-                ),
+                ) + &because(&w.role),
                 help: "let the pods also run on on-demand nodes (a node affinity that prefers \
                        spot instead of requiring it, or a second Deployment on an on-demand pool)"
                     .into(),
@@ -62,7 +62,7 @@ impl Rule for SpotOnlyInference {
                      replica down at once",
                     c.subject,
                     describe(machines[0])
-                ),
+                ) + &because(&c.role),
                 help: help(c.provider).into(),
                 subject: c.subject.clone(),
                 primary: (market_span.clone(), "spot only".into()),

@@ -1,6 +1,6 @@
 //! `training-across-zones`: distributed training capacity spread across zones.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe};
+use super::{because, Report, Rule, RuleContext, RuleMeta, describe};
 use crate::finding::{Category, Severity};
 use crate::catalog::catalog;
 use crate::model::{Inventory, Provider, Role, Value};
@@ -45,7 +45,7 @@ impl Rule for TrainingAcrossZones {
                     "`{}` {what} for {pods} training pods: every collective crosses zones, slower \
                      and billed as inter-zone traffic",
                     w.subject
-                ),
+                ) + &because(&w.role),
                 help: "keep training pods in one zone: drop the zone spread constraint and pin one \
                        `topology.kubernetes.io/zone`"
                     .into(),
@@ -74,7 +74,7 @@ impl Rule for TrainingAcrossZones {
                     c.subject,
                     describe(machines[0]),
                     zones.describe()
-                ),
+                ) + &because(&c.role),
                 help: help(c.provider).into(),
                 subject: c.subject.clone(),
                 primary: (zones_span.clone(), "more than one zone".into()),

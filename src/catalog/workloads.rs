@@ -1,0 +1,239 @@
+//! Serving engines, training frameworks and distributed launchers, as a container shows
+//! them: by its image's repository and by the words of its command (`data/workloads.toml`).
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+const WORKLOADS: &str = include_str!("data/workloads.toml");
+
+/// One engine, framework or launcher, and how to recognise it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Program {
+    pub id: String,
+    /// As shown in messages: `vLLM`, `Text Generation Inference`.
+    pub name: String,
+    #[serde(default)]
+    images: Vec<String>,
+    #[serde(default)]
+    image_words: Vec<String>,
+    #[serde(default)]
+    programs: Vec<String>,
+    #[serde(default)]
+    subcommands: Vec<String>,
+    #[serde(default)]
+    modules: Vec<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scripts {
+    training_words: Vec<String>,
+    pub source: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Workloads {
+    #[serde(rename = "engine")]
+    pub engines: Vec<Program>,
+    #[serde(rename = "framework")]
+    pub frameworks: Vec<Program>,
+    #[serde(rename = "launcher")]
+    pub launchers: Vec<Program>,
+    pub scripts: Scripts,
+}
+
+/// The embedded table, parsed on first use (only runs with Kubernetes workloads need it).
+pub fn workloads() -> &'static Workloads {
+    static TABLE: OnceLock<Workloads> = OnceLock::new();
+    TABLE.get_or_init(|| toml::from_str(WORKLOADS).expect("workloads.toml is valid (tested)"))
+}
+
+/// An image reference's repository, lower-cased: without its `@digest` and `:tag`
+/// (a `:` before the last `/` is a registry port, not a tag).
+pub fn repository(image: &str) -> String {
+    let image = image.split('@').next().unwrap_or(image);
+    let last_slash = image.rfind('/').map_or(0, |i| i + 1);
+    let repo = match image[last_slash..].find(':') {
+        Some(colon) => &image[..last_slash + colon],
+        None => image,
+    };
+    repo.to_ascii_lowercase()
+}
+
+fn words(s: &str) -> impl Iterator<Item = &str> {
+    s.split(['-', '_', '.']).filter(|w| !w.is_empty())
+}
+
+/// The last part of a path: `/usr/bin/torchrun` → `torchrun`.
+fn base(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+impl Program {
+    /// Whether the image's repository (from [`repository`]) is this program's.
+    pub fn image(&self, repo: &str) -> bool {
+        let by_path = self.images.iter().any(|p| {
+            let p = p.to_ascii_lowercase();
+            if p.ends_with('/') {
+                repo.starts_with(&p)
+            } else {
+                repo == p || repo.ends_with(&format!("/{p}"))
+            }
+        });
+        by_path
+            || self.image_words.iter().any(|entry| {
+                let want: Vec<&str> = words(entry).collect();
+                repo.split('/').any(|segment| {
+                    let have: Vec<&str> = words(segment).collect();
+                    have.windows(want.len()).any(|w| w == want.as_slice())
+                })
+            })
+    }
+
+    /// The words of `argv` that show this program (`vllm serve`,
+    /// `python -m vllm.entrypoints.openai.api_server`), or `None`.
+    pub fn command(&self, argv: &[&str]) -> Option<String> {
+        for (i, &w) in argv.iter().enumerate() {
+            if self.programs.iter().any(|p| base(w) == p) {
+                return Some(base(w).to_string());
+            }
+            if let Some(&next) = argv.get(i + 1) {
+                let pair = format!("{} {next}", base(w));
+                if self.subcommands.contains(&pair) {
+                    return Some(pair);
+                }
+            }
+            let module = self.modules.iter().any(|m| {
+                w == m
+                    || w.strip_prefix(m.as_str())
+                        .is_some_and(|r| r.starts_with('.'))
+            });
+            if module {
+                return Some(if i > 0 && argv[i - 1] == "-m" {
+                    format!("python -m {w}")
+                } else {
+                    w.to_string()
+                });
+            }
+        }
+        None
+    }
+}
+
+impl Workloads {
+    /// A script whose name says it trains (`train.py`, `pretrain_gpt.py`, `sft.sh`), as
+    /// shown: `python train.py`. A name that also says it serves or evaluates is not one.
+    pub fn training_script(&self, argv: &[&str]) -> Option<String> {
+        const NOT: [&str; 6] = ["serve", "server", "serving", "infer", "inference", "eval"];
+        for (i, &w) in argv.iter().enumerate() {
+            let name = base(w);
+            let Some(stem) = name
+                .strip_suffix(".py")
+                .or_else(|| name.strip_suffix(".sh"))
+            else {
+                continue;
+            };
+            let stem = stem.to_ascii_lowercase();
+            let trains = words(&stem).any(|x| self.scripts.training_words.iter().any(|t| t == x));
+            if trains && !words(&stem).any(|x| NOT.contains(&x)) {
+                return Some(match i.checked_sub(1).map(|p| base(argv[p])) {
+                    Some(prev) if prev.starts_with("python") || prev == "bash" || prev == "sh" => {
+                        format!("{prev} {name}")
+                    }
+                    _ => name.to_string(),
+                });
+            }
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn engine(id: &str) -> &'static Program {
+        workloads().engines.iter().find(|e| e.id == id).unwrap()
+    }
+
+    #[test]
+    fn the_table_loads_and_every_row_has_a_source_and_a_way_to_match() {
+        let w = workloads();
+        for p in w.engines.iter().chain(&w.frameworks).chain(&w.launchers) {
+            assert!(!p.source.is_empty(), "{}", p.id);
+            let ways = p.images.len()
+                + p.image_words.len()
+                + p.programs.len()
+                + p.subcommands.len()
+                + p.modules.len();
+            assert!(ways > 0, "{} matches nothing", p.id);
+        }
+    }
+
+    #[test]
+    fn repositories_drop_tag_and_digest_never_a_port() {
+        assert_eq!(repository("verlai/verl:vllm0.8"), "verlai/verl");
+        assert_eq!(
+            repository("localhost:5000/vllm/vllm-openai:v0.6@sha256:ab"),
+            "localhost:5000/vllm/vllm-openai"
+        );
+        assert_eq!(
+            repository("NVCR.IO/nim/meta/llama3"),
+            "nvcr.io/nim/meta/llama3"
+        );
+    }
+
+    #[test]
+    fn images_match_by_repository_never_by_tag() {
+        let vllm = engine("vllm");
+        assert!(vllm.image(&repository("vllm/vllm-openai:v0.6.3")));
+        assert!(vllm.image(&repository("ghcr.io/acme/vllm-server:1")));
+        assert!(!vllm.image(&repository("verlai/verl:ngc-vllm0.8")));
+        assert!(engine("nim").image(&repository("nvcr.io/nim/meta/llama-3.1-8b-instruct:1.3")));
+        assert!(engine("tgi").image(&repository(
+            "ghcr.io/huggingface/text-generation-inference:2.4"
+        )));
+        assert!(!engine("tgi").image(&repository("ghcr.io/acme/text-generation:1")));
+    }
+
+    #[test]
+    fn commands_match_programs_subcommands_and_modules() {
+        let vllm = engine("vllm");
+        assert_eq!(
+            vllm.command(&["vllm", "serve", "m"]).as_deref(),
+            Some("vllm serve")
+        );
+        assert_eq!(
+            vllm.command(&["python3", "-m", "vllm.entrypoints.openai.api_server"])
+                .as_deref(),
+            Some("python -m vllm.entrypoints.openai.api_server")
+        );
+        assert_eq!(vllm.command(&["actor_rollout_ref.rollout.name=vllm"]), None);
+        assert_eq!(
+            engine("tgi")
+                .command(&["/usr/local/bin/text-generation-launcher"])
+                .as_deref(),
+            Some("text-generation-launcher")
+        );
+    }
+
+    #[test]
+    fn training_scripts_by_name() {
+        let w = workloads();
+        assert_eq!(
+            w.training_script(&["python", "pretrain.py"]).as_deref(),
+            Some("python pretrain.py")
+        );
+        assert_eq!(
+            w.training_script(&["/opt/sft_trainer.py"]).as_deref(),
+            Some("sft_trainer.py")
+        );
+        assert_eq!(w.training_script(&["python", "serve_trained.py"]), None);
+        assert_eq!(w.training_script(&["python", "app.py"]), None);
+        assert_eq!(w.training_script(&["python", "constraint.py"]), None);
+    }
+}

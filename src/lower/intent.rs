@@ -1,0 +1,331 @@
+//! Training or inference, from what a resource says about itself, with the evidence.
+//!
+//! Both sides call this one place. An explicit hint wins (`gpulint-role` as a tag or
+//! label, `gpulint.dev/role` as an annotation). Kubernetes workloads then go by kind,
+//! command, training framework image, serving engine (command, then image repository),
+//! words in names and labels, and the controller's shape ([`workload`]); Terraform
+//! resources by words in names, labels and tags ([`from_entries`]). When the signals say
+//! both or neither, the role is unknown and rules that need one stay silent.
+
+use crate::catalog::workloads::{repository, workloads};
+use crate::model::{Evidence, Inferred, Role, Signal, Span, Value};
+
+/// The explicit hint's key.
+pub const HINT: &str = "gpulint-role";
+
+const TRAINING: &[&str] = &[
+    "train",
+    "training",
+    "trainer",
+    "trainers",
+    "finetune",
+    "finetuning",
+    "pretrain",
+    "pretraining",
+    "sft",
+    "rlhf",
+];
+const INFERENCE: &[&str] = &[
+    "infer",
+    "inference",
+    "serve",
+    "serving",
+    "server",
+    "vllm",
+    "tgi",
+    "triton",
+    "predict",
+    "prediction",
+    "endpoint",
+];
+
+/// The collectives nccl-tests measures, each a `<op>_perf` binary.
+const NCCL_TESTS: [&str; 10] = [
+    "all_reduce",
+    "all_gather",
+    "alltoall",
+    "reduce_scatter",
+    "broadcast",
+    "sendrecv",
+    "reduce",
+    "gather",
+    "scatter",
+    "hypercube",
+];
+
+/// Whether a container runs a GPU fabric benchmark (NVIDIA's nccl-tests: `all_reduce_perf`,
+/// `all_gather_perf`, …): a job that measures the network, not one that trains.
+pub fn is_benchmark<'a>(image: Option<&str>, argv: impl IntoIterator<Item = &'a str>) -> bool {
+    let nccl_test = |s: &str| s.contains("nccl-tests") || s.contains("nccl-test:");
+    image.is_some_and(nccl_test)
+        || argv.into_iter().any(|a| {
+            nccl_test(a)
+                || a.rsplit('/')
+                    .next()
+                    .and_then(|bin| bin.strip_suffix("_perf"))
+                    .is_some_and(|op| NCCL_TESTS.contains(&op))
+        })
+}
+
+/// Reads an explicit hint value; `what` says where it was written.
+pub fn from_hint(value: &str, span: Span, what: &str) -> Inferred<Role> {
+    let role = match value.trim().to_ascii_lowercase().as_str() {
+        "training" | "train" => Some(Role::Training),
+        "inference" | "serving" => Some(Role::Inference),
+        _ => None,
+    };
+    match role {
+        Some(r) => Inferred::new(
+            Value::Known(r, span),
+            Some(Evidence::new(
+                Signal::Hint,
+                format!("{what} says `{}`", value.trim()),
+            )),
+        ),
+        None => Inferred::new(Value::Unknown(span), None),
+    }
+}
+
+/// The role stated by a `gpulint-role` entry among tags or labels, else inferred from
+/// `names` and the entries' keys and values, pointing at `span`.
+pub fn from_entries<'a>(
+    entries: &'a [(String, String, Span)],
+    names: impl IntoIterator<Item = &'a str>,
+    span: &Span,
+) -> Inferred<Role> {
+    if let Some((_, v, s)) = entries.iter().find(|(k, _, _)| k == HINT) {
+        return from_hint(v, s.clone(), "its `gpulint-role` tag or label");
+    }
+    let mut words: Vec<Word<'a>> = names.into_iter().map(Word::Name).collect();
+    words.extend(entries.iter().map(|(k, v, _)| Word::Label(k, v)));
+    from_words(&words, span)
+}
+
+/// Where a word that may name a role was written.
+#[derive(Clone, Copy)]
+pub enum Word<'a> {
+    /// A name: the resource's, the object's, a pool name attribute.
+    Name(&'a str),
+    /// A label or tag, key and value.
+    Label(&'a str, &'a str),
+}
+
+impl Word<'_> {
+    fn texts(&self) -> [&str; 2] {
+        match *self {
+            Word::Name(n) => [n, ""],
+            Word::Label(k, v) => [k, v],
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Word::Name(n) => format!("its name `{n}`"),
+            Word::Label(k, v) => format!("its label `{k}: {v}`"),
+        }
+    }
+}
+
+/// Infers a role from words in names and labels (`gpu-training-pool`, `llm_serving`),
+/// pointing at `span`. Whole words only; when they say both or neither, no role.
+pub fn from_words(words: &[Word<'_>], span: &Span) -> Inferred<Role> {
+    let (mut training, mut inference) = (None, None);
+    for w in words {
+        for text in w.texts() {
+            for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
+                let lower = word.to_ascii_lowercase();
+                if training.is_none() && TRAINING.contains(&lower.as_str()) {
+                    training = Some(w);
+                }
+                if inference.is_none() && INFERENCE.contains(&lower.as_str()) {
+                    inference = Some(w);
+                }
+            }
+        }
+    }
+    let (role, w) = match (training, inference) {
+        (Some(w), None) => (Role::Training, w),
+        (None, Some(w)) => (Role::Inference, w),
+        _ => return Inferred::default(),
+    };
+    Inferred::new(
+        Value::Known(role, span.clone()),
+        Some(Evidence::new(Signal::Words, w.describe())),
+    )
+}
+
+/// One container, as role inference reads it.
+pub struct ContainerFacts<'a> {
+    pub image: Option<&'a str>,
+    pub argv: Vec<&'a str>,
+    pub span: &'a Span,
+}
+
+/// What a Kubernetes workload says about itself, strongest first.
+pub struct WorkloadFacts<'a> {
+    /// `PyTorchJob`, `Deployment`.
+    pub kind: &'a str,
+    /// A `gpulint.dev/role` annotation: its value and span.
+    pub hint: Option<(&'a str, Span)>,
+    /// The role the kind implies, with the reason (`PyTorchJob, a training kind`,
+    /// `Kaito Workspace with \`tuning\``).
+    pub kind_role: Option<(Role, String)>,
+    pub containers: Vec<ContainerFacts<'a>>,
+    /// The object's name and its labels (object and pod templates).
+    pub words: Vec<Word<'a>>,
+    /// Whether any pod asks for GPUs (or may: a placeholder count).
+    pub gpus: bool,
+    /// Serving shape: container ports or HTTP probes, on a Deployment or StatefulSet.
+    pub serves_http: bool,
+    /// The whole object, where kind and shape evidence point.
+    pub whole: &'a Span,
+}
+
+/// A known role with its evidence.
+fn decided(role: Role, span: &Span, signal: Signal, detail: String) -> Inferred<Role> {
+    Inferred::new(
+        Value::Known(role, span.clone()),
+        Some(Evidence::new(signal, detail)),
+    )
+}
+
+/// Training or inference for a Kubernetes workload, from every signal a reviewer reads:
+/// the hint, the kind, launchers and training commands, training framework images, serving
+/// engines by command and by image repository, names and labels, the controller's shape.
+/// A fabric benchmark (nccl-tests) is neither. Nothing deciding leaves it `Absent`.
+pub fn workload(f: &WorkloadFacts<'_>) -> Inferred<Role> {
+    if let Some((v, s)) = &f.hint {
+        return from_hint(v, s.clone(), "the `gpulint.dev/role` annotation");
+    }
+    if f.containers
+        .iter()
+        .any(|c| is_benchmark(c.image, c.argv.iter().copied()))
+    {
+        return Inferred::new(Value::Unknown(f.whole.clone()), None);
+    }
+    if let Some((role, why)) = &f.kind_role {
+        return decided(*role, f.whole, Signal::Kind, why.clone());
+    }
+    let table = workloads();
+    let running = |what: &str| format!("{} running `{what}`", f.kind);
+    // Commands: launchers, training frameworks' commands, training scripts.
+    for c in &f.containers {
+        for p in table.launchers.iter().chain(&table.frameworks) {
+            if let Some(cmd) = p.command(&c.argv) {
+                return decided(Role::Training, c.span, Signal::Command, running(&cmd));
+            }
+        }
+        if let Some(script) = table.training_script(&c.argv) {
+            return decided(Role::Training, c.span, Signal::Command, running(&script));
+        }
+    }
+    // Training frameworks' images, before any engine they bundle.
+    for c in &f.containers {
+        let Some(image) = c.image else { continue };
+        let repo = repository(image);
+        if let Some(p) = table.frameworks.iter().find(|p| p.image(&repo)) {
+            let detail = format!("image `{repo}` is {}, a training framework", p.name);
+            return decided(Role::Training, c.span, Signal::Framework, detail);
+        }
+    }
+    for c in &f.containers {
+        if let Some((p, cmd)) = table
+            .engines
+            .iter()
+            .find_map(|p| Some((p, p.command(&c.argv)?)))
+        {
+            let detail = format!("{} ({})", running(&cmd), p.name);
+            return decided(Role::Inference, c.span, Signal::Engine, detail);
+        }
+    }
+    for c in &f.containers {
+        let Some(image) = c.image else { continue };
+        let repo = repository(image);
+        if let Some(p) = table.engines.iter().find(|p| p.image(&repo)) {
+            let detail = format!("image `{repo}` is {}", p.name);
+            return decided(Role::Inference, c.span, Signal::Image, detail);
+        }
+    }
+    let words = from_words(&f.words, f.whole);
+    if words.known().is_some() {
+        return words;
+    }
+    if f.gpus {
+        match f.kind {
+            "Job" | "CronJob" => {
+                let detail = format!(
+                    "a {} with GPUs that runs no serving engine: batch GPU work that ends",
+                    f.kind
+                );
+                return decided(Role::Training, f.whole, Signal::Shape, detail);
+            }
+            "Deployment" | "StatefulSet" if f.serves_http => {
+                let detail = format!(
+                    "a {} with GPUs that listens on a port or answers HTTP probes",
+                    f.kind
+                );
+                return decided(Role::Inference, f.whole, Signal::Shape, detail);
+            }
+            _ => {}
+        }
+    }
+    Inferred::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    #[test]
+    fn nccl_tests_are_benchmarks() {
+        assert!(is_benchmark(
+            None,
+            ["/third_party/nccl-tests/build/all_gather_perf", "-b", "1K"]
+        ));
+        assert!(is_benchmark(None, ["all_reduce_perf"]));
+        assert!(is_benchmark(Some("ghcr.io/coreweave/nccl-tests:12.4"), []));
+        assert!(!is_benchmark(
+            Some("nvcr.io/nvidia/pytorch:24.05"),
+            ["torchrun", "train.py"]
+        ));
+        assert!(!is_benchmark(None, ["python", "eval_perf.py"]));
+    }
+
+    #[test]
+    fn words_decide_only_when_they_agree() {
+        let s = Span::new(FileId(0), 0..1);
+        assert_eq!(
+            from_words(&[Word::Name("gpu-training-pool")], &s).known(),
+            Some(&Role::Training)
+        );
+        assert_eq!(
+            from_words(
+                &[Word::Name("llm_serving"), Word::Label("engine", "vllm")],
+                &s
+            )
+            .known(),
+            Some(&Role::Inference)
+        );
+        assert_eq!(
+            from_words(&[Word::Name("train-and-serve")], &s).value,
+            Value::Absent
+        );
+        assert_eq!(
+            from_words(
+                &[Word::Name("gpu-pool"), Word::Label("constraint", "x")],
+                &s
+            )
+            .value,
+            Value::Absent,
+            "no substring matches"
+        );
+        let hint = from_hint("Training", s.clone(), "a hint");
+        assert_eq!(hint.known(), Some(&Role::Training));
+        assert_eq!(
+            hint.reason().as_deref(),
+            Some("trains: a hint says `Training`")
+        );
+        assert!(from_hint("batch", s, "a hint").is_unknown());
+    }
+}

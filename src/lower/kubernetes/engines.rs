@@ -1,0 +1,228 @@
+//! Serving engines and distributed launchers: what a pod's containers run and are told.
+
+use crate::catalog::workloads::{repository, workloads};
+use crate::fit::models::parse_count;
+use crate::model::{Container, Engine, Launcher, Serving, Span};
+use crate::parse::yaml::YamlNode;
+use crate::source::FileId;
+
+/// `--flag value` and `--flag=value`, and a flag's value by any of its names. Flags are
+/// compared with `_` read as `-` (`--tensor_parallel_size`), as argparse users write both.
+fn flag<'a>(argv: &'a [(String, Span)], names: &[&str]) -> Option<(&'a str, &'a Span)> {
+    for (i, (w, sp)) in argv.iter().enumerate() {
+        if !w.starts_with('-') {
+            continue;
+        }
+        let (name, value) = match w.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (w.as_str(), None),
+        };
+        let same = |n: &&str| {
+            n.len() == name.len()
+                && n.bytes()
+                    .zip(name.bytes())
+                    .all(|(a, b)| a == b || (a == b'-' && b == b'_'))
+        };
+        if names.iter().any(same) {
+            return match value {
+                Some(v) => Some((v, sp)),
+                None => argv.get(i + 1).map(|(v, s)| (v.as_str(), s)),
+            };
+        }
+    }
+    None
+}
+
+fn flag_num<T: std::str::FromStr>(argv: &[(String, Span)], names: &[&str]) -> Option<(T, Span)> {
+    let (v, sp) = flag(argv, names)?;
+    Some((v.parse().ok()?, sp.clone()))
+}
+
+fn flag_str(argv: &[(String, Span)], names: &[&str]) -> Option<(String, Span)> {
+    flag(argv, names).map(|(v, s)| (v.to_string(), s.clone()))
+}
+
+/// The serving engine a pod runs, from its containers' commands and images and the
+/// `gpulint.dev/*` annotations.
+pub(super) fn serving(
+    file: FileId,
+    containers: &[Container],
+    annotations: Option<&YamlNode>,
+) -> Option<Serving> {
+    let mut found = None;
+    let table = workloads();
+    for c in containers {
+        let a = &c.argv;
+        let words: Vec<&str> = a.iter().map(|(w, _)| w.as_str()).collect();
+        let repo = c.image.as_deref().map(repository);
+        let Some(program) = table
+            .engines
+            .iter()
+            .find(|p| p.command(&words).is_some())
+            .or_else(|| {
+                let repo = repo.as_deref()?;
+                table.engines.iter().find(|p| p.image(repo))
+            })
+        else {
+            continue;
+        };
+        let engine = match program.id.as_str() {
+            "vllm" => Engine::Vllm,
+            "tgi" => Engine::Tgi,
+            "sglang" => Engine::Sglang,
+            _ => Engine::Other(program.name.as_str()),
+        };
+        // TGI reads its launcher flags from the environment too (`MODEL_ID`, `NUM_SHARD`).
+        let env_or = |flag: Option<(String, Span)>, var: &str| {
+            flag.or_else(|| {
+                c.env
+                    .iter()
+                    .find(|(k, _, _)| k == var)
+                    .map(|(_, v, s)| (v.clone(), s.clone()))
+            })
+        };
+        let s = match engine {
+            Engine::Vllm => {
+                // `vllm serve MODEL`: the model is the word after `serve` unless a flag.
+                let positional = a
+                    .windows(2)
+                    .find(|w| w[0].0 == "serve" && !w[1].0.starts_with('-'))
+                    .map(|w| (w[1].0.clone(), w[1].1.clone()));
+                Serving {
+                    engine,
+                    model: positional.or_else(|| flag_str(a, &["--model"])),
+                    params: None,
+                    precision: flag_str(a, &["--dtype"]),
+                    quantization: flag_str(a, &["--quantization", "-q"]),
+                    kv_precision: flag_str(a, &["--kv-cache-dtype"]),
+                    tp: flag_num(a, &["--tensor-parallel-size", "-tp"]),
+                    pp: flag_num(a, &["--pipeline-parallel-size", "-pp"]),
+                    max_model_len: flag_num(a, &["--max-model-len"]),
+                    gpu_memory_utilization: flag_num(a, &["--gpu-memory-utilization"]),
+                    span: c.span.clone(),
+                }
+            }
+            Engine::Tgi => Serving {
+                engine,
+                model: env_or(flag_str(a, &["--model-id"]), "MODEL_ID"),
+                params: None,
+                precision: env_or(flag_str(a, &["--dtype"]), "DTYPE"),
+                quantization: env_or(flag_str(a, &["--quantize"]), "QUANTIZE"),
+                kv_precision: None,
+                tp: env_or(flag_str(a, &["--num-shard"]), "NUM_SHARD")
+                    .and_then(|(v, s)| Some((v.parse().ok()?, s))),
+                pp: None,
+                max_model_len: env_or(flag_str(a, &["--max-total-tokens"]), "MAX_TOTAL_TOKENS")
+                    .and_then(|(v, s)| Some((v.parse().ok()?, s))),
+                gpu_memory_utilization: None,
+                span: c.span.clone(),
+            },
+            // What other engines are told is not read: the engine alone is known.
+            Engine::Other(_) => Serving {
+                engine,
+                model: None,
+                params: None,
+                precision: None,
+                quantization: None,
+                kv_precision: None,
+                tp: None,
+                pp: None,
+                max_model_len: None,
+                gpu_memory_utilization: None,
+                span: c.span.clone(),
+            },
+            Engine::Sglang | Engine::Hint => Serving {
+                engine,
+                model: flag_str(a, &["--model-path", "--model"]),
+                params: None,
+                precision: flag_str(a, &["--dtype"]),
+                quantization: flag_str(a, &["--quantization"]),
+                kv_precision: flag_str(a, &["--kv-cache-dtype"]),
+                tp: flag_num(a, &["--tp", "--tp-size", "--tensor-parallel-size"]),
+                pp: None,
+                max_model_len: flag_num(a, &["--context-length"]),
+                gpu_memory_utilization: flag_num(a, &["--mem-fraction-static"]),
+                span: c.span.clone(),
+            },
+        };
+        found = Some(s);
+        break;
+    }
+    // Hints fill in or stand alone.
+    let hint = |key: &str| {
+        annotations
+            .and_then(|a| a.get(key))
+            .and_then(|n| Some((n.as_str()?.to_string(), n.span.clone())))
+    };
+    let (model, params, precision) = (
+        hint("gpulint.dev/model"),
+        hint("gpulint.dev/params"),
+        hint("gpulint.dev/precision"),
+    );
+    if model.is_none() && params.is_none() && precision.is_none() {
+        return found;
+    }
+    let to_span = |r: std::ops::Range<usize>| Span::new(file, r);
+    let mut s = found.unwrap_or_else(|| Serving {
+        engine: Engine::Hint,
+        model: None,
+        params: None,
+        precision: None,
+        quantization: None,
+        kv_precision: None,
+        tp: None,
+        pp: None,
+        max_model_len: None,
+        gpu_memory_utilization: None,
+        span: containers
+            .first()
+            .map_or_else(|| to_span(0..0), |c| c.span.clone()),
+    });
+    if let Some((m, r)) = model {
+        s.model = Some((m, to_span(r)));
+    }
+    if let Some((p, r)) = params {
+        s.params = parse_count(&p).map(|n| (n, to_span(r)));
+    }
+    if let Some((p, r)) = precision {
+        s.precision = Some((p, to_span(r)));
+    }
+    Some(s)
+}
+
+/// `torchrun`, `python -m torch.distributed.run`, `deepspeed`, `accelerate launch`.
+pub(super) fn launcher(containers: &[Container]) -> Option<Launcher> {
+    for c in containers {
+        let a = &c.argv;
+        let word = |w: &str| {
+            a.iter()
+                .any(|(x, _)| x == w || x.rsplit('/').next() == Some(w))
+        };
+        let max_of = |v: &str| v.rsplit(':').next().and_then(|n| n.parse::<u32>().ok());
+        let (nnodes, nproc) = if word("torchrun") || word("torch.distributed.run") {
+            (
+                flag(a, &["--nnodes"]).and_then(|(v, _)| max_of(v)),
+                flag(a, &["--nproc_per_node", "--nproc-per-node"])
+                    .and_then(|(v, _)| v.parse().ok()),
+            )
+        } else if word("deepspeed") {
+            (
+                flag(a, &["--num_nodes"]).and_then(|(v, _)| v.parse().ok()),
+                flag(a, &["--num_gpus"]).and_then(|(v, _)| v.parse().ok()),
+            )
+        } else if word("accelerate") && word("launch") {
+            (
+                flag(a, &["--num_machines"]).and_then(|(v, _)| v.parse().ok()),
+                None,
+            )
+        } else {
+            continue;
+        };
+        return Some(Launcher {
+            nnodes,
+            nproc_per_node: nproc,
+            span: c.span.clone(),
+        });
+    }
+    None
+}

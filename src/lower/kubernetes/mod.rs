@@ -1,0 +1,669 @@
+//! Kubernetes: workloads of every kind with a pod template (core kinds, Kubeflow
+//! PyTorchJob/TFJob/MPIJob/TrainJob, JobSet, LeaderWorkerSet, Ray, KServe, Volcano, and
+//! anything else, found by a generic pod-spec search), the serving engines and training
+//! launchers their containers run, and Karpenter NodePools as capacity.
+
+mod engines;
+mod karpenter;
+mod pods;
+
+use super::intent::{self, Word};
+use crate::model::{Engine, Inferred, Inventory, PodShape, Role, Span, Value, Workload};
+use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
+use crate::source::FileId;
+use engines::serving;
+use karpenter::karpenter_node_pool;
+use pods::{container, gpus_of, kaito_pod, pod, train_job_pod};
+
+/// The role a kind implies whatever its pods run, with the reason.
+fn kind_role(obj: &YamlNode, kind: &str, api: &str) -> Option<(Role, String)> {
+    let group = api.split('/').next().unwrap_or_default();
+    let role = match (kind, group) {
+        // Kaito: a Workspace with `tuning` fine-tunes, with `inference` serves.
+        ("Workspace", "kaito.sh") => {
+            return if obj.get("tuning").is_some() {
+                Some((Role::Training, "Kaito Workspace with `tuning`".into()))
+            } else if obj.get("inference").is_some() {
+                Some((Role::Inference, "Kaito Workspace with `inference`".into()))
+            } else {
+                None
+            };
+        }
+        // Volcano's Job is a batch (training) job; the core Job goes by its shape.
+        ("Job", "batch.volcano.sh")
+        | (
+            "PyTorchJob"
+            | "TFJob"
+            | "MPIJob"
+            | "TrainJob"
+            | "JobSet"
+            | "XGBoostJob"
+            | "PaddleJob"
+            | "JAXJob"
+            | "TrainingRuntime"
+            | "ClusterTrainingRuntime"
+            | "ElasticJob"
+            | "RayJob",
+            _,
+        ) => Role::Training,
+        (
+            "InferenceService"
+            | "LLMInferenceService"
+            | "ServingRuntime"
+            | "ClusterServingRuntime"
+            | "RayService",
+            _,
+        ) => Role::Inference,
+        _ => return None,
+    };
+    let what = match role {
+        Role::Training => "a training kind",
+        Role::Inference => "a serving kind",
+    };
+    Some((role, format!("{kind}, {what}")))
+}
+
+pub fn lower(file: FileId, docs: &[YamlDoc], out: &mut Inventory) {
+    for doc in docs {
+        lower_object(file, &doc.root, out);
+    }
+}
+
+fn text(node: &YamlNode, key: &str) -> Option<String> {
+    node.get(key).and_then(YamlNode::as_str).map(str::to_string)
+}
+
+fn span(file: FileId, n: &YamlNode) -> Span {
+    Span::new(file, n.span.clone())
+}
+
+fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
+    let Some(kind) = obj.get("kind").and_then(YamlNode::as_str) else {
+        return;
+    };
+    if kind == "List" {
+        for item in obj
+            .get("items")
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+        {
+            lower_object(file, item, out);
+        }
+        return;
+    }
+    let api = obj
+        .get("apiVersion")
+        .and_then(YamlNode::as_str)
+        .unwrap_or_default();
+    if kind == "NodePool" && api.starts_with("karpenter.sh/") {
+        out.capacity.push(karpenter_node_pool(file, obj));
+        return;
+    }
+    let name = obj
+        .path(&["metadata", "name"])
+        .and_then(YamlNode::as_str)
+        .map(str::to_string);
+    let annotations = obj.path(&["metadata", "annotations"]);
+    let mut pods = Vec::new();
+    if kind == "Pod" {
+        if let Some(spec) = obj.get("spec") {
+            pods.push(pod(file, "spec".into(), spec, Value::Absent, annotations));
+        }
+    } else if kind == "Workspace" && api.starts_with("kaito.sh/") {
+        pods.extend(kaito_pod(file, obj));
+    } else if let Some(spec) = obj.get("spec") {
+        find_pods(file, spec, "spec", &mut Vec::new(), annotations, &mut pods);
+        if kind == "TrainJob"
+            && let Some(trainer) = spec.get("trainer")
+        {
+            pods.push(train_job_pod(file, trainer, annotations));
+        }
+    }
+    if pods.is_empty() {
+        return;
+    }
+    let role = role(file, obj, kind, api, &pods);
+    if role.known() == Some(&Role::Training) {
+        // An engine inside a training job does rollouts or evaluation (verl, NeMo-RL):
+        // it is not a server to size. Hints still stand.
+        for p in &mut pods {
+            p.serving.take_if(|s| s.engine != Engine::Hint);
+        }
+    }
+    out.workloads.push(Workload {
+        subject: format!("{kind}/{}", name.as_deref().unwrap_or("(unnamed)")),
+        kind: kind.to_string(),
+        name,
+        span: span(file, obj),
+        role,
+        pods,
+    });
+}
+
+/// Finds every pod spec below `node`: a mapping with a `containers` list (or a KServe
+/// `model` with a `modelFormat`). Does not look inside a pod spec once found.
+fn find_pods<'a>(
+    file: FileId,
+    node: &'a YamlNode,
+    name: &str,
+    ancestors: &mut Vec<(&'a YamlNode, String)>,
+    annotations: Option<&YamlNode>,
+    out: &mut Vec<PodShape>,
+) {
+    if ancestors.len() > 12 {
+        return;
+    }
+    match &node.value {
+        YamlValue::Map(entries) => {
+            if node.get("containers").and_then(YamlNode::items).is_some() {
+                let group = group_name(name, ancestors);
+                let replicas = replicas(file, ancestors);
+                out.push(pod(file, group, node, replicas, annotations));
+                return;
+            }
+            // KServe's `predictor.model`: a container-like spec under a runtime.
+            if let Some(model) = node.get("model").filter(|m| m.get("modelFormat").is_some()) {
+                let mut p = pod(
+                    file,
+                    "predictor".into(),
+                    node,
+                    replicas(file, ancestors),
+                    annotations,
+                );
+                p.containers.push(container(file, model));
+                p.gpus = gpus_of(file, model.get("resources"));
+                p.serving = serving(file, &p.containers, annotations);
+                out.push(p);
+                return;
+            }
+            ancestors.push((node, name.to_string()));
+            for (k, v) in entries {
+                let key = k.as_str().unwrap_or_default();
+                if matches!(key, "metadata" | "status") {
+                    continue;
+                }
+                find_pods(file, v, key, ancestors, annotations, out);
+            }
+            ancestors.pop();
+        }
+        YamlValue::Seq(items) => {
+            ancestors.push((node, name.to_string()));
+            for (i, item) in items.iter().enumerate() {
+                let item_name = text(item, "groupName")
+                    .or_else(|| text(item, "name"))
+                    .unwrap_or_else(|| format!("{name}[{i}]"));
+                find_pods(file, item, &item_name, ancestors, annotations, out);
+            }
+            ancestors.pop();
+        }
+        YamlValue::Scalar(_) => {}
+    }
+}
+
+/// The replica group a pod spec belongs to: the key above `template` (`Worker`,
+/// `headGroupSpec`, a Ray `groupName`), `template` for the core kinds, or the spec's key.
+fn group_name(name: &str, ancestors: &[(&YamlNode, String)]) -> String {
+    let names: Vec<&str> = ancestors.iter().map(|(_, n)| n.as_str()).collect();
+    match names[..] {
+        [.., group, "template"] if name == "spec" && group != "spec" => group.to_string(),
+        [.., "template"] if name == "spec" => "template".to_string(),
+        _ => name.to_string(),
+    }
+}
+
+/// Pods in a group: the nearest `replicas`, `parallelism`, `maxReplicas`, `size` or
+/// `numNodes` within three levels above the pod spec.
+fn replicas(file: FileId, ancestors: &[(&YamlNode, String)]) -> Value<u32> {
+    for (a, _) in ancestors.iter().rev().take(3) {
+        for key in ["replicas", "parallelism", "maxReplicas", "size", "numNodes"] {
+            if let Some(n) = a.get(key) {
+                return match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
+                    Some(r) => Value::Known(r, span(file, n)),
+                    None => Value::Unknown(span(file, n)),
+                };
+            }
+        }
+    }
+    Value::Absent
+}
+
+/// The role, with its evidence (see [`intent::workload`]).
+fn role(file: FileId, obj: &YamlNode, kind: &str, api: &str, pods: &[PodShape]) -> Inferred<Role> {
+    const HINT: &str = "gpulint.dev/role";
+    let hint = obj
+        .path(&["metadata", "annotations", HINT])
+        .or_else(|| obj.path(&["spec", "template", "metadata", "annotations", HINT]))
+        .map(|n| (n.as_str().unwrap_or_default(), span(file, n)));
+    let mut words: Vec<Word<'_>> = obj
+        .path(&["metadata", "name"])
+        .and_then(YamlNode::as_str)
+        .map(Word::Name)
+        .into_iter()
+        .collect();
+    for path in [
+        &["metadata", "labels"][..],
+        &["spec", "template", "metadata", "labels"],
+    ] {
+        let labels = obj
+            .path(path)
+            .and_then(YamlNode::entries)
+            .unwrap_or_default();
+        words.extend(
+            labels
+                .iter()
+                .filter_map(|(k, v)| Some(Word::Label(k.as_str()?, v.as_str()?))),
+        );
+    }
+    let whole = span(file, obj);
+    let containers = pods.iter().flat_map(|p| &p.containers);
+    intent::workload(&intent::WorkloadFacts {
+        kind,
+        hint,
+        kind_role: kind_role(obj, kind, api),
+        containers: containers
+            .clone()
+            .map(|c| intent::ContainerFacts {
+                image: c.image.as_deref(),
+                argv: c.argv.iter().map(|(a, _)| a.as_str()).collect(),
+                span: &c.span,
+            })
+            .collect(),
+        words,
+        gpus: pods.iter().any(|p| match &p.gpus {
+            Value::Known(g, _) => g.count > 0,
+            Value::Unknown(_) => true,
+            Value::Absent => false,
+        }),
+        serves_http: containers.clone().any(|c| c.listens),
+        whole: &whole,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Market, VolumeSource};
+    use crate::parse::yaml;
+    use crate::source::{FileKind, SourceFile};
+
+    fn lower_text(text: &str) -> Inventory {
+        let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
+        let s = yaml::parse(&f);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let mut out = Inventory::default();
+        lower(FileId(0), &s.docs, &mut out);
+        out
+    }
+
+    #[test]
+    fn deployment_pod_shape() {
+        let inv = lower_text(
+            r#"
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: vllm
+spec:
+  replicas: 2
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-l4
+        cloud.google.com/gke-spot: "true"
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.6.3
+          command: ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+          args: ["--tensor-parallel-size=2", "--max-model-len", "8192"]
+          resources:
+            requests: { cpu: "8", memory: 32Gi }
+            limits: { nvidia.com/gpu: 2 }
+          volumeMounts: [{ name: shm, mountPath: /dev/shm }]
+      volumes:
+        - name: shm
+          emptyDir: { medium: Memory }
+"#,
+        );
+        let w = &inv.workloads[0];
+        assert_eq!(w.subject, "Deployment/vllm");
+        assert_eq!(w.role.known(), Some(&Role::Inference));
+        let p = &w.pods[0];
+        assert_eq!(p.replicas.known(), Some(&2));
+        assert_eq!(p.gpus.known().map(|g| g.count), Some(2));
+        assert_eq!(p.selection.gpus.as_ref().unwrap().0[0].id, "l4");
+        assert_eq!(p.selection.market.as_ref().unwrap().0, Market::Spot);
+        let s = p.serving.as_ref().unwrap();
+        assert_eq!(s.engine, Engine::Vllm);
+        assert_eq!(
+            s.model.as_ref().unwrap().0,
+            "meta-llama/Llama-3.1-8B-Instruct"
+        );
+        assert_eq!(s.tp.as_ref().unwrap().0, 2);
+        assert_eq!(s.max_model_len.as_ref().unwrap().0, 8192);
+        assert_eq!(p.volumes[0].source, VolumeSource::EmptyDir { memory: true });
+    }
+
+    #[test]
+    fn crds_are_found_by_their_pod_templates() {
+        let inv = lower_text(
+            r#"
+apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: { name: finetune }
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              command: ["sh", "-c", "torchrun --nnodes 3 --nproc_per_node=8 train.py"]
+              resources: { limits: { nvidia.com/gpu: 8 } }
+    Worker:
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: pytorch
+              resources: { limits: { nvidia.com/gpu: 8 } }
+---
+apiVersion: ray.io/v1
+kind: RayCluster
+metadata: { name: ray }
+spec:
+  headGroupSpec:
+    template: { spec: { containers: [{ name: head }] } }
+  workerGroupSpecs:
+    - groupName: gpu
+      maxReplicas: 4
+      template: { spec: { containers: [{ name: w, resources: { limits: { nvidia.com/gpu: 1 } } }] } }
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama
+  annotations: { gpulint.dev/params: 70B }
+spec:
+  predictor:
+    model:
+      modelFormat: { name: huggingface }
+      args: ["--model_id=meta-llama/Llama-3.1-70B-Instruct"]
+      resources: { limits: { nvidia.com/gpu: 4 } }
+"#,
+        );
+        let job = &inv.workloads[0];
+        assert_eq!(job.role.known(), Some(&Role::Training));
+        assert_eq!(job.pods.len(), 2);
+        assert_eq!(job.pods[0].group, "Master");
+        assert_eq!(job.pods[1].replicas.known(), Some(&2));
+        let l = job.pods[0].launcher.as_ref().unwrap();
+        assert_eq!((l.nnodes, l.nproc_per_node), (Some(3), Some(8)));
+        let ray = &inv.workloads[1];
+        assert_eq!(ray.pods.len(), 2);
+        assert_eq!(ray.pods[1].group, "gpu");
+        assert_eq!(ray.pods[1].replicas.known(), Some(&4));
+        let isvc = &inv.workloads[2];
+        assert_eq!(isvc.role.known(), Some(&Role::Inference));
+        assert_eq!(isvc.pods[0].gpus.known().map(|g| g.count), Some(4));
+        assert!(
+            (isvc.pods[0]
+                .serving
+                .as_ref()
+                .unwrap()
+                .params
+                .as_ref()
+                .unwrap()
+                .0
+                - 70e9)
+                .abs()
+                < 1.0
+        );
+    }
+
+    #[test]
+    fn train_jobs_count_gpus_per_node() {
+        let inv = lower_text(
+            r#"
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: { name: sft }
+spec:
+  trainer:
+    numNodes: 2
+    image: ghcr.io/acme/train:1.0
+    command: ["torchrun", "--nproc_per_node=8", "train.py"]
+    resourcesPerNode:
+      limits: { nvidia.com/gpu: 8 }
+"#,
+        );
+        let w = &inv.workloads[0];
+        assert_eq!(w.role.known(), Some(&Role::Training));
+        let p = &w.pods[0];
+        assert_eq!(p.group, "trainer");
+        assert_eq!(p.replicas.known(), Some(&2));
+        assert_eq!(p.gpus.known().map(|g| g.count), Some(8));
+        assert_eq!(p.launcher.as_ref().unwrap().nproc_per_node, Some(8));
+    }
+
+    #[test]
+    fn karpenter_node_pools_are_capacity() {
+        let inv = lower_text(
+            r#"
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata: { name: gpu-spot }
+spec:
+  template:
+    metadata:
+      labels: { workload: inference }
+    spec:
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["spot"]
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: ["g6e"]
+"#,
+        );
+        let c = &inv.capacity[0];
+        assert_eq!(c.subject, "NodePool/gpu-spot");
+        assert_eq!(c.market.known(), Some(&Market::Spot));
+        assert!(c.gpu_machines().unwrap().0.len() >= 6);
+        assert_eq!(c.role.known(), Some(&Role::Inference));
+        assert!(
+            c.labels
+                .iter()
+                .any(|(k, v, _)| k == "karpenter.sh/nodepool" && v == "gpu-spot")
+        );
+    }
+
+    /// Role and evidence of each workload: (subject, role, reason).
+    fn roles(inv: &Inventory) -> Vec<(String, Option<Role>, Option<String>)> {
+        inv.workloads
+            .iter()
+            .map(|w| (w.subject.clone(), w.role.known().copied(), w.role.reason()))
+            .collect()
+    }
+
+    #[test]
+    fn roles_come_from_every_signal_a_reviewer_reads_with_evidence() {
+        let inv = lower_text(
+            r#"
+kind: Job
+metadata: { name: nightly }
+spec:
+  template:
+    spec:
+      containers:
+        - image: nvcr.io/nvidia/pytorch:24.05-py3
+          command: ["bash", "-c", "cd /workspace && python pretrain.py --steps 100"]
+          resources: { limits: { nvidia.com/gpu: 8 } }
+---
+kind: Deployment
+metadata: { name: rl }
+spec:
+  template:
+    spec:
+      containers:
+        - image: verlai/verl:app-verl0.4-vllm0.8.5-mcore0.12.1
+          command: ["python3", "-m", "verl.trainer.main_ppo", "actor_rollout_ref.rollout.name=vllm"]
+          resources: { limits: { nvidia.com/gpu: 8 } }
+---
+kind: Deployment
+metadata: { name: rl-image }
+spec:
+  template:
+    spec:
+      containers:
+        - image: verlai/verl:vllm0.8
+          args: ["--tensor-parallel-size", "2"]
+          resources: { limits: { nvidia.com/gpu: 2 } }
+---
+kind: StatefulSet
+metadata: { name: chat }
+spec:
+  template:
+    spec:
+      containers:
+        - image: ghcr.io/huggingface/text-generation-inference:2.4
+          env:
+            - { name: MODEL_ID, value: meta-llama/Llama-3.1-8B-Instruct }
+            - { name: NUM_SHARD, value: "2" }
+          resources: { limits: { nvidia.com/gpu: 2 } }
+---
+kind: Deployment
+metadata: { name: api }
+spec:
+  template:
+    spec:
+      containers:
+        - image: ghcr.io/acme/model:3
+          ports: [{ containerPort: 8080 }]
+          resources: { limits: { nvidia.com/gpu: 1 } }
+---
+kind: Deployment
+metadata: { name: notebook }
+spec:
+  template:
+    spec:
+      containers:
+        - image: ghcr.io/acme/lab:3
+          resources: { limits: { nvidia.com/gpu: 1 } }
+---
+kind: Job
+metadata: { name: nccl }
+spec:
+  template:
+    spec:
+      containers:
+        - image: ghcr.io/coreweave/nccl-tests:12.4
+          resources: { limits: { nvidia.com/gpu: 8 } }
+---
+apiVersion: kaito.sh/v1alpha1
+kind: Workspace
+metadata: { name: tune-phi }
+resource: { instanceType: Standard_NC24ads_A100_v4 }
+tuning: { preset: { name: phi-3-mini-128k-instruct } }
+"#,
+        );
+        let r = roles(&inv);
+        let t = Some(Role::Training);
+        let i = Some(Role::Inference);
+        let reason = |s: &str| Some(s.to_string());
+        assert_eq!(
+            r[0],
+            (
+                "Job/nightly".into(),
+                t,
+                reason("trains: Job running `python pretrain.py`")
+            )
+        );
+        assert_eq!(
+            r[1],
+            (
+                "Deployment/rl".into(),
+                t,
+                reason("trains: Deployment running `python -m verl.trainer.main_ppo`")
+            )
+        );
+        assert_eq!(
+            r[2],
+            (
+                "Deployment/rl-image".into(),
+                t,
+                reason("trains: image `verlai/verl` is verl, a training framework")
+            )
+        );
+        assert!(
+            inv.workloads[2].pods[0].serving.is_none(),
+            "a tag is not an engine"
+        );
+        assert_eq!(
+            r[3],
+            (
+                "StatefulSet/chat".into(),
+                i,
+                reason(
+                    "serves: image `ghcr.io/huggingface/text-generation-inference` is Text Generation Inference"
+                )
+            )
+        );
+        let tgi = inv.workloads[3].pods[0].serving.as_ref().unwrap();
+        assert_eq!(
+            tgi.model.as_ref().unwrap().0,
+            "meta-llama/Llama-3.1-8B-Instruct"
+        );
+        assert_eq!(tgi.tp.as_ref().unwrap().0, 2);
+        assert_eq!(
+            r[4],
+            (
+                "Deployment/api".into(),
+                i,
+                reason(
+                    "serves: a Deployment with GPUs that listens on a port or answers HTTP probes"
+                )
+            )
+        );
+        assert_eq!(r[5], ("Deployment/notebook".into(), None, None));
+        assert_eq!(r[6], ("Job/nccl".into(), None, None));
+        assert_eq!(
+            r[7],
+            (
+                "Workspace/tune-phi".into(),
+                t,
+                reason("trains: Kaito Workspace with `tuning`")
+            )
+        );
+    }
+
+    #[test]
+    fn engine_flags_in_every_spelling() {
+        let inv = lower_text(
+            r#"
+kind: Deployment
+metadata: { name: v }
+spec:
+  template:
+    spec:
+      containers:
+        - image: vllm/vllm-openai:v0.8.0
+          args: ["--model=Qwen/Qwen2.5-7B-Instruct", "--tensor_parallel_size", "4", "--max_model_len=4096"]
+          resources: { limits: { nvidia.com/gpu: 4 } }
+"#,
+        );
+        let s = inv.workloads[0].pods[0].serving.as_ref().unwrap();
+        assert_eq!(s.model.as_ref().unwrap().0, "Qwen/Qwen2.5-7B-Instruct");
+        assert_eq!(s.tp.as_ref().unwrap().0, 4);
+        assert_eq!(s.max_model_len.as_ref().unwrap().0, 4096);
+    }
+
+    #[test]
+    fn templated_gpu_counts_are_unknown() {
+        let inv = lower_text(
+            "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - resources: {limits: {nvidia.com/gpu: many}}\n",
+        );
+        assert!(inv.workloads[0].pods[0].gpus.is_unknown());
+    }
+}

@@ -1,0 +1,421 @@
+//! Pod specs: containers, GPUs, volumes, node requirements and what they select.
+
+use super::engines::{launcher, serving};
+use super::{span, text};
+use crate::catalog::catalog;
+use crate::catalog::kubernetes::ResourceKind;
+use crate::model::{
+    Container, Engine, GpuRequest, Market, Mount, PodShape, Provider, Requirement, Selection,
+    Serving, Span, Toleration, Value, Volume, VolumeSource,
+};
+use crate::parse::yaml::YamlNode;
+use crate::source::FileId;
+
+pub(super) fn pod(
+    file: FileId,
+    group: String,
+    spec: &YamlNode,
+    replicas: Value<u32>,
+    annotations: Option<&YamlNode>,
+) -> PodShape {
+    let containers: Vec<Container> = spec
+        .get("containers")
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+        .iter()
+        .map(|c| container(file, c))
+        .collect();
+    let requirements = requirements(file, spec);
+    let selection = selection(&requirements);
+    let serving = serving(file, &containers, annotations);
+    let launcher = launcher(&containers);
+    PodShape {
+        group,
+        span: span(file, spec),
+        replicas,
+        gpus: gpus_of(
+            file,
+            spec.get("containers")
+                .and_then(YamlNode::items)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|c| c.get("resources")),
+        ),
+        requirements,
+        tolerations: spec
+            .get("tolerations")
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+            .iter()
+            .map(|t| Toleration {
+                key: text(t, "key"),
+                value: text(t, "value"),
+                effect: text(t, "effect"),
+                span: span(file, t),
+            })
+            .collect(),
+        volumes: spec
+            .get("volumes")
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|v| volume(file, v))
+            .collect(),
+        containers,
+        spread: spec
+            .get("topologySpreadConstraints")
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|t| {
+                let k = t.get("topologyKey")?;
+                Some((k.as_str()?.to_string(), span(file, k)))
+            })
+            .collect(),
+        selection,
+        serving,
+        launcher,
+        landing: Vec::new(),
+    }
+}
+
+/// Kubeflow Trainer v2: `spec.trainer` has no pod template, only nodes and resources.
+pub(super) fn train_job_pod(
+    file: FileId,
+    trainer: &YamlNode,
+    annotations: Option<&YamlNode>,
+) -> PodShape {
+    let c = container(file, trainer);
+    let mut p = pod(file, "trainer".into(), trainer, Value::Absent, annotations);
+    p.replicas = match trainer.get("numNodes") {
+        Some(n) => match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
+            Some(r) => Value::Known(r, span(file, n)),
+            None => Value::Unknown(span(file, n)),
+        },
+        None => Value::Absent,
+    };
+    if let Some(res) = trainer.get("resourcesPerNode") {
+        p.gpus = gpus_of(file, [res]);
+    }
+    p.launcher = launcher(std::slice::from_ref(&c));
+    p.containers = vec![c];
+    p
+}
+
+/// A Kaito Workspace: `resource.count` nodes of `resource.instanceType`, each pod holding
+/// every GPU of its node, running the preset model (`inference` or `tuning`).
+pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
+    let resource = obj.get("resource")?;
+    let mut p = pod(file, "workspace".into(), resource, Value::Absent, None);
+    p.replicas = match resource.get("count") {
+        Some(n) => match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
+            Some(r) => Value::Known(r, span(file, n)),
+            None => Value::Unknown(span(file, n)),
+        },
+        // Kaito's default is one node.
+        None => Value::Known(1, span(file, resource)),
+    };
+    if let Some(t) = resource.get("instanceType") {
+        let sp = span(file, t);
+        p.gpus = match t.as_str() {
+            Some(name) => match catalog().instance(Provider::Azure, name) {
+                Some(i) => {
+                    p.selection.instance_types = Some((vec![name.to_string()], sp.clone()));
+                    Value::Known(
+                        GpuRequest {
+                            resource: "nvidia.com/gpu".into(),
+                            count: i.row.count,
+                        },
+                        sp,
+                    )
+                }
+                None => Value::Unknown(sp),
+            },
+            None => Value::Unknown(sp),
+        };
+    }
+    let preset = ["inference", "tuning"]
+        .iter()
+        .find_map(|k| obj.path(&[k, "preset", "name"]))
+        .and_then(|n| Some((n.as_str()?.to_string(), span(file, n))));
+    if obj.get("inference").is_some() {
+        // Kaito shards the preset over every GPU of the node.
+        let tp = match &p.gpus {
+            Value::Known(g, sp) => Some((g.count, sp.clone())),
+            _ => None,
+        };
+        p.serving = Some(Serving {
+            engine: Engine::Other("Kaito"),
+            model: preset,
+            params: None,
+            precision: None,
+            quantization: None,
+            kv_precision: None,
+            tp,
+            pp: None,
+            max_model_len: None,
+            gpu_memory_utilization: None,
+            span: span(file, obj),
+        });
+    }
+    Some(p)
+}
+
+/// Words of a container's command and args. `sh -c "script"` is split into the script's
+/// words, which share the script's span.
+pub(super) fn argv(file: FileId, c: &YamlNode) -> Vec<(String, Span)> {
+    let raw: Vec<(String, Span)> = ["command", "args"]
+        .iter()
+        .flat_map(|k| c.get(k).and_then(YamlNode::items).unwrap_or_default())
+        .filter_map(|a| Some((a.as_str()?.to_string(), span(file, a))))
+        .collect();
+    let mut out = Vec::new();
+    for (text, sp) in raw {
+        if text.contains(char::is_whitespace) {
+            out.extend(text.split_whitespace().map(|w| {
+                (
+                    w.trim_matches(|c| c == '"' || c == '\'').to_string(),
+                    sp.clone(),
+                )
+            }));
+        } else {
+            out.push((text, sp));
+        }
+    }
+    out
+}
+
+pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
+    let request = |what: &str| match c.path(&["resources", "requests", what]) {
+        None => Value::Absent,
+        Some(n) => match n.as_str() {
+            Some(q) => Value::Known(q.to_string(), span(file, n)),
+            None => Value::Unknown(span(file, n)),
+        },
+    };
+    Container {
+        name: text(c, "name").unwrap_or_default(),
+        image: text(c, "image"),
+        argv: argv(file, c),
+        mounts: c
+            .get("volumeMounts")
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|m| {
+                Some(Mount {
+                    volume: text(m, "name")?,
+                    path: text(m, "mountPath")?,
+                })
+            })
+            .collect(),
+        cpu_request: request("cpu"),
+        memory_request: request("memory"),
+        env: c
+            .get("env")
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| {
+                let v = e.get("value")?;
+                let value = v
+                    .as_str()
+                    .map(str::to_string)
+                    .or_else(|| v.as_u64().map(|n| n.to_string()))?;
+                Some((text(e, "name")?, value, span(file, v)))
+            })
+            .collect(),
+        listens: c
+            .get("ports")
+            .and_then(YamlNode::items)
+            .is_some_and(|p| !p.is_empty())
+            || ["readinessProbe", "livenessProbe", "startupProbe"]
+                .iter()
+                .any(|probe| {
+                    c.get(probe).is_some_and(|p| {
+                        ["httpGet", "grpc", "tcpSocket"]
+                            .iter()
+                            .any(|k| p.get(k).is_some())
+                    })
+                }),
+        span: span(file, c),
+    }
+}
+
+/// Whether an extended resource is a GPU (whole, MIG slice or shared), per the catalog.
+pub(super) fn is_gpu_resource(name: &str) -> bool {
+    matches!(
+        catalog().kubernetes.resource_kind(name),
+        Some(ResourceKind::Gpu | ResourceKind::Shared | ResourceKind::Mig)
+    )
+}
+
+/// GPUs one pod asks for: limits (which extended resources require), else requests.
+/// `resources` are the containers' `resources` mappings (or TrainJob's
+/// `resourcesPerNode`).
+pub(super) fn gpus_of<'a>(
+    file: FileId,
+    resources: impl IntoIterator<Item = &'a YamlNode>,
+) -> Value<GpuRequest> {
+    let mut total: Option<(GpuRequest, Span)> = None;
+    for r in resources {
+        let resources = ["limits", "requests"].iter().find_map(|k| {
+            r.get(k).and_then(YamlNode::entries).filter(|e| {
+                e.iter()
+                    .any(|(k, _)| k.as_str().is_some_and(is_gpu_resource))
+            })
+        });
+        // A key written twice in one map counts once, the last, as Kubernetes reads it
+        // (go-yaml, sigs.k8s.io/yaml): walk from the end and skip keys already seen.
+        let mut seen = std::collections::HashSet::new();
+        let mut entries: Vec<(&str, &YamlNode)> = resources
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .filter_map(|(k, v)| Some((k.as_str().filter(|k| is_gpu_resource(k))?, v)))
+            .filter(|(k, _)| seen.insert(*k))
+            .collect();
+        entries.reverse();
+        for (resource, v) in entries {
+            let sp = span(file, v);
+            let Some(count) = v.as_u64().and_then(|n| u32::try_from(n).ok()) else {
+                return Value::Unknown(sp);
+            };
+            match &mut total {
+                None => {
+                    total = Some((
+                        GpuRequest {
+                            resource: resource.to_string(),
+                            count,
+                        },
+                        sp,
+                    ));
+                }
+                Some((t, _)) => t.count = t.count.saturating_add(count),
+            }
+        }
+    }
+    match total {
+        Some((t, s)) => Value::Known(t, s),
+        None => Value::Absent,
+    }
+}
+
+pub(super) fn volume(file: FileId, v: &YamlNode) -> Option<Volume> {
+    let name = text(v, "name")?;
+    let source = if let Some(pvc) = v.get("persistentVolumeClaim") {
+        VolumeSource::PersistentClaim(text(pvc, "claimName").unwrap_or_default())
+    } else if let Some(e) = v.get("emptyDir") {
+        VolumeSource::EmptyDir {
+            memory: text(e, "medium").as_deref() == Some("Memory"),
+        }
+    } else if let Some(h) = v.get("hostPath") {
+        VolumeSource::HostPath(text(h, "path").unwrap_or_default())
+    } else if let Some(csi) = v.get("csi") {
+        VolumeSource::Csi(text(csi, "driver").unwrap_or_default())
+    } else if v.get("ephemeral").is_some() {
+        // A generic ephemeral volume lives and dies with the pod.
+        VolumeSource::EmptyDir { memory: false }
+    } else {
+        let other = v
+            .entries()?
+            .iter()
+            .filter_map(|(k, _)| k.as_str())
+            .find(|k| *k != "name")
+            .unwrap_or("unknown");
+        VolumeSource::Other(other.to_string())
+    };
+    Some(Volume {
+        name,
+        source,
+        span: span(file, v),
+    })
+}
+
+/// `nodeSelector` entries and required node-affinity `In` expressions.
+pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
+    let mut out: Vec<Requirement> = spec
+        .get("nodeSelector")
+        .and_then(YamlNode::entries)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(k, v)| {
+            Some(Requirement {
+                key: k.as_str()?.to_string(),
+                values: vec![v.as_str()?.to_string()],
+                span: span(file, v),
+            })
+        })
+        .collect();
+    let terms = spec.path(&[
+        "affinity",
+        "nodeAffinity",
+        "requiredDuringSchedulingIgnoredDuringExecution",
+        "nodeSelectorTerms",
+    ]);
+    // With several terms any one may match; only a single term is a requirement.
+    if let Some([term]) = terms.and_then(YamlNode::items) {
+        for e in term
+            .get("matchExpressions")
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+        {
+            if e.get("operator").and_then(YamlNode::as_str) != Some("In") {
+                continue;
+            }
+            let (Some(key), Some(values)) = (text(e, "key"), e.get("values")) else {
+                continue;
+            };
+            out.push(Requirement {
+                key,
+                values: values
+                    .items()
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect(),
+                span: span(file, values),
+            });
+        }
+    }
+    out
+}
+
+/// What the requirements say through the catalog's vocabularies.
+pub(super) fn selection(requirements: &[Requirement]) -> Selection {
+    let vocab = &catalog().kubernetes;
+    let mut s = Selection::default();
+    for r in requirements {
+        if vocab.is_gpu_label(&r.key) {
+            let gpus = vocab.gpus_for_values(&r.key, &r.values);
+            if !gpus.is_empty() {
+                s.gpus = Some((gpus, r.span.clone()));
+            }
+        } else if vocab.is_instance_label(&r.key) {
+            s.instance_types = Some((r.values.clone(), r.span.clone()));
+        } else if vocab.is_family_label(&r.key) {
+            let types: Vec<String> = r
+                .values
+                .iter()
+                .flat_map(|f| catalog().family(f).map(|i| i.row.name.clone()))
+                .collect();
+            if !types.is_empty() {
+                s.instance_types = Some((types, r.span.clone()));
+            }
+        } else if vocab.is_zone_label(&r.key) {
+            s.zones = Some((r.values.clone(), r.span.clone()));
+        } else {
+            let markets: Vec<Option<Market>> = r
+                .values
+                .iter()
+                .map(|v| vocab.market_for_label(&r.key, v))
+                .collect();
+            if let Some(Some(first)) = markets.first()
+                && markets.iter().all(|m| m.as_ref() == Some(first))
+            {
+                s.market = Some((*first, r.span.clone()));
+            }
+        }
+    }
+    s
+}
