@@ -473,6 +473,13 @@ pub struct Workload {
     /// The object, from its first key to its last value.
     pub span: Span,
     pub role: Inferred<Role>,
+    /// Pods that one run of the work spreads over and that must talk across nodes (a
+    /// multi-node launcher, a LeaderWorkerSet group, a distributed job's multi-GPU pods),
+    /// with the span that says so. `None`: it does not, or gpulint cannot tell.
+    pub spans: Option<(u32, Span)>,
+    /// Runs a fabric benchmark (nccl-tests): it measures the network, and neither trains
+    /// nor serves; rules about feeding or wiring GPUs do not judge it.
+    pub benchmark: bool,
     /// One per replica group (a Deployment has one; a PyTorchJob has master and workers).
     pub pods: Vec<PodShape>,
 }
@@ -504,6 +511,19 @@ pub struct PodShape {
     /// Indices into [`Inventory::capacity`] of the pools this pod can land on (labels and
     /// selectors matched). Empty when no pool in the run matches.
     pub landing: Vec<usize>,
+    /// What the pod says about the fast inter-node fabric, the strongest signal first.
+    pub fabric: Option<FabricSignal>,
+}
+
+/// A pod's word on the fast fabric: devices it requests, networks it joins, or a switch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FabricSignal {
+    /// Set up (`vpc.amazonaws.com/efa`, `rdma/*`, GKE multi-networking, Multus,
+    /// `hostNetwork`, `FI_PROVIDER=efa`), or turned off (`NCCL_IB_DISABLE=1`).
+    pub on: bool,
+    /// As shown: `requests vpc.amazonaws.com/efa`, `sets NCCL_IB_DISABLE=1`.
+    pub what: String,
+    pub span: Span,
 }
 
 /// A node label the pod requires.
@@ -565,7 +585,18 @@ pub struct Launcher {
 pub struct GpuRequest {
     /// The extended resource: `nvidia.com/gpu`, `nvidia.com/mig-1g.10gb`, `amd.com/gpu`.
     pub resource: String,
+    /// GPUs per pod; a lower bound (1) when not `exact`.
     pub count: u32,
+    /// `false` when a count was written as a placeholder (`nvidia.com/gpu: $GPUS`): the pod
+    /// asks for GPUs, at least one. Rules that need the exact count skip it.
+    pub exact: bool,
+}
+
+impl GpuRequest {
+    /// The count, when it was written as a number.
+    pub fn exact_count(&self) -> Option<u32> {
+        self.exact.then_some(self.count)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

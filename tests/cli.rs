@@ -724,5 +724,11 @@ fn rendered_helm_output_is_linted_from_stdin() {
         Some(&rendered),
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(stdout(&out).starts_with("vllm.yaml:23:31: warning [missing-shm]"));
+    assert!(
+        stdout(&out)
+            .lines()
+            .any(|l| l.starts_with("vllm.yaml:23:31: warning [missing-shm]")),
+        "{}",
+        stdout(&out)
+    );
 }

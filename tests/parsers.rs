@@ -51,7 +51,7 @@ fn repeat(n: usize, f: impl Fn(usize) -> String) -> String {
     out
 }
 
-const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n  - name: c\n    image: pytorch\n    command: [torchrun, --nproc_per_node=8, train.py]\n    resources:\n      limits:\n        nvidia.com/gpu: 8\n";
+const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n  - name: c\n    image: pytorch\n    command: [torchrun, --nproc_per_node=8, train.py]\n    resources:\n      limits:\n        nvidia.com/gpu: 8\n        cpu: 64\n        memory: 512Gi\n";
 
 #[test]
 fn a_document_over_the_node_limit_is_a_limit_hit_and_the_pod_after_it_is_linted() {

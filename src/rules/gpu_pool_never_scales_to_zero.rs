@@ -18,7 +18,9 @@ impl Rule for GpuPoolNeverScalesToZero {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
             // A reservation or capacity block is paid for whether nodes run or not.
-            if !matches!(c.kind, CapacityKind::Group | CapacityKind::NodePool) || c.reserved.is_some() {
+            if !matches!(c.kind, CapacityKind::Group | CapacityKind::NodePool)
+                || c.reserved.is_some()
+            {
                 continue;
             }
             let Some((machines, machine_span)) = c.gpu_machines() else {
@@ -41,7 +43,11 @@ impl Rule for GpuPoolNeverScalesToZero {
                 message: format!(
                     "`{}` {} {} of {}: {} when no job runs",
                     c.subject,
-                    if fixed { "stays at" } else { "never scales below" },
+                    if fixed {
+                        "stays at"
+                    } else {
+                        "never scales below"
+                    },
                     nodes(*min),
                     describe(m),
                     if *min == 1 { "it bills" } else { "they bill" }
@@ -80,7 +86,9 @@ fn help(c: &Capacity) -> &'static str {
             "set `auto_scaling_enabled = true` with `min_count = 0` on a user node pool (a system \
              pool cannot scale to zero: keep GPUs out of it)"
         }
-        (Provider::Azure, _) => "attach autoscale settings that scale the set to 0 instances when idle",
+        (Provider::Azure, _) => {
+            "attach autoscale settings that scale the set to 0 instances when idle"
+        }
         (Provider::Kubernetes, _) => "let the pool scale to zero",
     }
 }

@@ -60,20 +60,25 @@ fn memory(q: &str) -> Option<f64> {
 impl Rule for GpuStarvedCpuMemory {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         let min_cpu = cx.option_u64("min_cpu_per_gpu").unwrap_or(DEFAULT_CPU);
-        let min_mem = cx.option_u64("min_memory_gib_per_gpu").unwrap_or(DEFAULT_MEMORY_GIB);
-        for w in &model.workloads {
+        let min_mem = cx
+            .option_u64("min_memory_gib_per_gpu")
+            .unwrap_or(DEFAULT_MEMORY_GIB);
+        for w in model.workloads.iter().filter(|w| !w.benchmark) {
             for pod in &w.pods {
-                let Value::Known(g, gpus_span) = &pod.gpus else { continue };
+                let Value::Known(g, gpus_span) = &pod.gpus else {
+                    continue;
+                };
                 if g.count == 0 || g.resource.contains("mig-") || g.resource.ends_with(".shared") {
                     continue;
                 }
                 let n = f64::from(g.count);
                 // Only what is requested explicitly: no request is not a small one.
-                let sum = |f: &dyn Fn(&crate::model::Container) -> Option<(f64, crate::model::Span)>| {
-                    let parts: Vec<_> = pod.containers.iter().filter_map(f).collect();
-                    let span = parts.first()?.1.clone();
-                    Some((parts.iter().map(|(v, _)| v).sum::<f64>(), span))
-                };
+                let sum =
+                    |f: &dyn Fn(&crate::model::Container) -> Option<(f64, crate::model::Span)>| {
+                        let parts: Vec<_> = pod.containers.iter().filter_map(f).collect();
+                        let span = parts.first()?.1.clone();
+                        Some((parts.iter().map(|(v, _)| v).sum::<f64>(), span))
+                    };
                 let cpus = sum(&|c| match &c.cpu_request {
                     Value::Known(q, s) => cpu(q).map(|v| (v, s.clone())),
                     _ => None,
@@ -83,15 +88,29 @@ impl Rule for GpuStarvedCpuMemory {
                     _ => None,
                 });
                 let (min_cpu_f, min_mem_b) = (min_cpu as f64, min_mem as f64 * 1_073_741_824.0);
-                let low_cpu = cpus.filter(|(c, _)| *c < min_cpu_f * n);
-                let low_mem = mem.filter(|(m, _)| *m < min_mem_b * n);
+                let low_cpu = cpus.clone().filter(|(c, _)| *c < min_cpu_f * n);
+                let low_mem = mem.clone().filter(|(m, _)| *m < min_mem_b * n);
                 let (what, span) = match (&low_cpu, &low_mem) {
                     (Some((c, s)), Some((m, _))) => (
                         format!("{c} CPUs and {} of memory", human_bytes(m.round() as u64)),
                         s.clone(),
                     ),
                     (Some((c, s)), None) => (format!("{c} CPUs"), s.clone()),
-                    (None, Some((m, s))) => (format!("{} of memory", human_bytes(m.round() as u64)), s.clone()),
+                    (None, Some((m, s))) => (
+                        format!("{} of memory", human_bytes(m.round() as u64)),
+                        s.clone(),
+                    ),
+                    // Several GPUs and nothing requested: the scheduler guarantees the pod
+                    // no CPU or memory at all, and packs it beside anything.
+                    (None, None) if g.count >= 2 && (cpus.is_none() || mem.is_none()) => {
+                        let what = match (&cpus, &mem) {
+                            (None, None) => "no CPU and no memory requested",
+                            (None, Some(_)) => "no CPU requested",
+                            _ => "no memory requested",
+                        };
+                        report_none(cx, w, pod, g, gpus_span, what, min_cpu, min_mem);
+                        continue;
+                    }
                     (None, None) => continue,
                 };
                 cx.report(Report {
@@ -116,6 +135,41 @@ impl Rule for GpuStarvedCpuMemory {
             }
         }
     }
+}
+
+/// A multi-GPU pod that requests no CPU or no memory at all.
+#[allow(clippy::too_many_arguments)]
+fn report_none(
+    cx: &mut RuleContext<'_>,
+    w: &crate::model::Workload,
+    pod: &crate::model::PodShape,
+    g: &crate::model::GpuRequest,
+    gpus_span: &crate::model::Span,
+    what: &str,
+    min_cpu: u64,
+    min_mem: u64,
+) {
+    let at = pod
+        .containers
+        .first()
+        .map_or_else(|| pod.span.clone(), |c| c.span.clone());
+    cx.report(Report {
+        message: format!(
+            "`{}` asks for {} GPUs per pod with {what}: the scheduler may pack it beside \
+             anything, and data loading on the host starves GPUs that bill by the hour",
+            w.subject, g.count
+        ),
+        help: format!(
+            "request at least {min_cpu} CPUs and {min_mem} GiB of memory per GPU ({} CPUs and \
+             {} GiB here) in `resources.requests` (or `limits`, which Kubernetes copies into \
+             requests)",
+            min_cpu * u64::from(g.count),
+            min_mem * u64::from(g.count)
+        ),
+        subject: w.subject.clone(),
+        primary: (at, what.to_string()),
+        secondary: vec![(gpus_span.clone(), format!("{} GPUs", g.count))],
+    });
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `missing-checkpoint-volume`: GPU training with nowhere persistent to write checkpoints.
 
-use super::{because, Report, Rule, RuleContext, RuleMeta, pod_spot_only};
+use super::{Report, Rule, RuleContext, RuleMeta, because, pod_spot_only};
 use crate::finding::{Category, Severity};
 use crate::model::{Inventory, PodShape, Role, Value, VolumeSource};
 
@@ -68,7 +68,10 @@ impl Rule for MissingCheckpointVolume {
                     .into(),
                 subject: w.subject.clone(),
                 primary: (pod.span.clone(), "no persistent volume".into()),
-                secondary: spot.map(|s| (s, "spot capacity".into())).into_iter().collect(),
+                secondary: spot
+                    .map(|s| (s, "spot capacity".into()))
+                    .into_iter()
+                    .collect(),
             };
             if on_spot {
                 cx.report_as(Severity::Error, report);

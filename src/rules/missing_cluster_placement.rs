@@ -1,7 +1,7 @@
 //! `missing-cluster-placement`: multi-node GPU training with nothing packing the nodes
 //! close together.
 
-use super::{because, Report, Rule, RuleContext, RuleMeta, describe, gpu_label};
+use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label};
 use crate::finding::{Category, Severity};
 use crate::model::{Inventory, Placement, Provider, Role, Value};
 
@@ -24,7 +24,10 @@ impl Rule for MissingClusterPlacement {
                 continue;
             };
             // Unknown placement (a group named by a variable) may be a cluster one.
-            if matches!(c.placement, Value::Known(Placement::Cluster, _) | Value::Unknown(_)) {
+            if matches!(
+                c.placement,
+                Value::Known(Placement::Cluster, _) | Value::Unknown(_)
+            ) {
                 continue;
             }
             cx.report(Report {

@@ -2,7 +2,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta};
 use crate::finding::{Category, Severity};
-use crate::model::{Inventory, PodShape, Value, VolumeSource};
+use crate::model::{Inventory, PodShape, Role, Value, VolumeSource};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -18,10 +18,9 @@ fn has_shm(pod: &PodShape) -> bool {
     pod.containers.iter().any(|c| {
         c.mounts.iter().any(|m| {
             m.path.trim_end_matches('/') == "/dev/shm"
-                && pod
-                    .volumes
-                    .iter()
-                    .any(|v| v.name == m.volume && v.source == VolumeSource::EmptyDir { memory: true })
+                && pod.volumes.iter().any(|v| {
+                    v.name == m.volume && v.source == VolumeSource::EmptyDir { memory: true }
+                })
         })
     })
 }
@@ -30,8 +29,13 @@ impl Rule for MissingShm {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
             for pod in &w.pods {
-                // PyTorch in the pod: a training launcher or a serving engine.
-                if pod.launcher.is_none() && pod.serving.is_none() {
+                // A GPU framework in the pod: a training launcher, a serving engine, a
+                // training workload, or Ray.
+                let framework = pod.launcher.is_some()
+                    || pod.serving.is_some()
+                    || w.role.known() == Some(&Role::Training)
+                    || w.kind.starts_with("Ray");
+                if !framework || w.benchmark {
                     continue;
                 }
                 let Value::Known(gpus, span) = &pod.gpus else {

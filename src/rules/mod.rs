@@ -271,7 +271,7 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
     use crate::model::{Engine, Value};
     let s = pod.serving.as_ref()?;
     let gpus = match &pod.gpus {
-        Value::Known(g, _) if !g.resource.contains("mig-") => g.count,
+        Value::Known(g, _) if g.exact && !g.resource.contains("mig-") => g.count,
         _ => return None,
     };
     let (label, params, spec, named, model_span) = match (&s.model, &s.params) {

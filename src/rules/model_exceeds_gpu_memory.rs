@@ -31,7 +31,9 @@ impl Rule for ModelExceedsGpuMemory {
                 }
                 // Never fail a build on an unconfirmed fact.
                 if gpu.confidence == Confidence::U
-                    || s.request.spec.is_some_and(|m| m.confidence == Confidence::U)
+                    || s.request
+                        .spec
+                        .is_some_and(|m| m.confidence == Confidence::U)
                 {
                     continue;
                 }

@@ -1,6 +1,6 @@
 //! `multi-gpu-without-nvlink`: multi-GPU training on GPUs joined only by PCIe.
 
-use super::{because, Report, Rule, RuleContext, RuleMeta, describe, pod_gpu};
+use super::{Report, Rule, RuleContext, RuleMeta, because, describe, pod_gpu};
 use crate::catalog::{Confidence, Interconnect};
 use crate::finding::{Category, Severity};
 use crate::model::{Inventory, Provider, Role, Value};
@@ -20,13 +20,21 @@ impl Rule for MultiGpuWithoutNvlink {
         // model that has no NVLink on any machine.
         for w in &model.workloads {
             for pod in &w.pods {
-                let Value::Known(g, gpus_span) = &pod.gpus else { continue };
-                let tp = pod.serving.as_ref().and_then(|s| s.tp.as_ref()).map_or(1, |t| t.0);
+                let Value::Known(g, gpus_span) = &pod.gpus else {
+                    continue;
+                };
+                let tp = pod
+                    .serving
+                    .as_ref()
+                    .and_then(|s| s.tp.as_ref())
+                    .map_or(1, |t| t.0);
                 let training = w.role.known() == Some(&Role::Training);
                 if g.count < 2 || !(training || tp > 1) {
                     continue;
                 }
-                let Some((gpu, at)) = pod_gpu(model, pod) else { continue };
+                let Some((gpu, at)) = pod_gpu(model, pod) else {
+                    continue;
+                };
                 if gpu.nvlink.is_some() || gpu.confidence == Confidence::U {
                     continue;
                 }
@@ -39,9 +47,10 @@ impl Rule for MultiGpuWithoutNvlink {
                         g.count,
                         gpu.name
                     ) + &because(&w.role),
-                    help: "run multi-GPU training or tensor parallelism on NVLink GPUs (A100, H100, \
+                    help:
+                        "run multi-GPU training or tensor parallelism on NVLink GPUs (A100, H100, \
                            H200, B200 SXM), or one GPU per replica here"
-                        .into(),
+                            .into(),
                     subject: w.subject.clone(),
                     primary: (gpus_span.clone(), format!("{} GPUs", g.count)),
                     secondary: vec![(at, format!("{} (no NVLink)", gpu.name))],
@@ -59,7 +68,9 @@ impl Rule for MultiGpuWithoutNvlink {
             // unconfirmed fact.
             let Some(m) = machines.into_iter().find(|m| {
                 m.gpus.as_ref().is_some_and(|g| {
-                    g.count > 1 && g.interconnect == Interconnect::Pcie && g.confidence != Confidence::U
+                    g.count > 1
+                        && g.interconnect == Interconnect::Pcie
+                        && g.confidence != Confidence::U
                 })
             }) else {
                 continue;

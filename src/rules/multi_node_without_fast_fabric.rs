@@ -1,10 +1,11 @@
 //! `multi-node-without-fast-fabric`: multi-node training on machines with a fast fabric
-//! (EFA, GPUDirect) that the configuration does not set up.
+//! (EFA, GPUDirect) that the configuration does not set up: Terraform pools, and Kubernetes
+//! workloads whose pods span nodes without requesting the fabric.
 
-use super::{because, Report, Rule, RuleContext, RuleMeta, describe};
-use crate::catalog::Fabric;
+use super::{Report, Rule, RuleContext, RuleMeta, because, describe};
+use crate::catalog::{Fabric, catalog};
 use crate::finding::{Category, Severity};
-use crate::model::{Inventory, Provider, Role, Value};
+use crate::model::{Inventory, PodShape, Provider, Role, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -17,6 +18,9 @@ pub struct MultiNodeWithoutFastFabric;
 
 impl Rule for MultiNodeWithoutFastFabric {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        for w in &model.workloads {
+            check_workload(model, w, cx);
+        }
         for c in &model.capacity {
             if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
                 continue;
@@ -29,9 +33,12 @@ impl Rule for MultiNodeWithoutFastFabric {
                 continue;
             };
             let Some((m, fabric)) = machines.into_iter().find_map(|m| match m.fabric {
-                Some(f @ (Fabric::Efa | Fabric::GpudirectTcpx | Fabric::GpudirectTcpxo | Fabric::GpudirectRdma)) => {
-                    Some((m, f))
-                }
+                Some(
+                    f @ (Fabric::Efa
+                    | Fabric::GpudirectTcpx
+                    | Fabric::GpudirectTcpxo
+                    | Fabric::GpudirectRdma),
+                ) => Some((m, f)),
                 _ => None,
             }) else {
                 continue;
@@ -40,7 +47,7 @@ impl Rule for MultiNodeWithoutFastFabric {
             cx.report(Report {
                 message: format!(
                     "`{}` runs multi-node training on {} without {name}: the fabric it pays for \
-                     sits idle and NCCL falls back to plain TCP between nodes",
+ sits idle and NCCL falls back to plain TCP between nodes",
                     c.subject,
                     describe(m)
                 ) + &because(&c.role),
@@ -49,6 +56,140 @@ impl Rule for MultiNodeWithoutFastFabric {
                 primary: (span.clone(), format!("supports {name}, not set up")),
                 secondary: Vec::new(),
             });
+        }
+    }
+}
+
+/// The machines a pod can run on: the pools it lands on, else the instance types its node
+/// requirements name. Empty when neither is known.
+fn pod_machines<'a>(model: &'a Inventory, pod: &'a PodShape) -> Vec<(String, Fabric, Provider)> {
+    let landing: Vec<_> = model.landing(pod).collect();
+    if !landing.is_empty() {
+        return landing
+            .iter()
+            .flat_map(|c| {
+                c.gpu_machines()
+                    .map(|(m, _)| m)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .filter_map(move |m| Some((m.name.clone(), m.fabric?, c.provider)))
+            })
+            .collect();
+    }
+    let cat = catalog();
+    pod.selection
+        .instance_types
+        .iter()
+        .flat_map(|(types, _)| types)
+        .filter_map(|t| {
+            let i = cat.instance_any(t)?;
+            Some((i.row.name.clone(), i.row.fabric, i.provider))
+        })
+        .collect()
+}
+
+/// Training or serving spread over nodes, with no pod that sets up the fabric its machines
+/// offer (or with the fabric switched off). On machines that offer none, says so and names
+/// shapes of the same GPU that do.
+fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
+    if w.role.known().is_none() {
+        return;
+    }
+    let Some((nodes, span)) = &w.spans else {
+        return;
+    };
+    if w.pods
+        .iter()
+        .any(|p| p.fabric.as_ref().is_some_and(|f| f.on))
+    {
+        return;
+    }
+    let Some(pod) = w
+        .pods
+        .iter()
+        .find(|p| p.gpus.known().is_some_and(|g| g.count > 0))
+    else {
+        return;
+    };
+    let machines = pod_machines(model, pod);
+    if machines.is_empty() {
+        return;
+    }
+    let off = w
+        .pods
+        .iter()
+        .find_map(|p| p.fabric.as_ref().filter(|f| !f.on));
+    let why = off.map_or_else(String::new, |f| format!(" (the pod {})", f.what));
+    let work = if w.role.known() == Some(&Role::Training) {
+        "trains"
+    } else {
+        "serves"
+    };
+    if let Some((name, fabric, provider)) = machines.iter().find(|(_, f, _)| *f != Fabric::None) {
+        let fabric_name = fabric_name(*fabric);
+        cx.report(Report {
+            message: format!(
+                "`{}` {work} across {nodes} pods on {name}, which offers {fabric_name}, but no pod \
+                 sets it up{why}: NCCL falls back to plain TCP between nodes",
+                w.subject
+            ) + &because(&w.role),
+            help: help_pod(*provider, *fabric).into(),
+            subject: w.subject.clone(),
+            primary: (span.clone(), format!("{nodes} pods across nodes")),
+            secondary: off
+                .map(|f| (f.span.clone(), "turns the fabric off".to_string()))
+                .into_iter()
+                .collect(),
+        });
+        return;
+    }
+    if machines.iter().all(|(_, f, _)| *f == Fabric::None) {
+        let (name, _, provider) = &machines[0];
+        let gpu = catalog().instance(*provider, name).map(|i| i.gpu);
+        let better: Vec<&str> = catalog()
+            .instances
+            .iter()
+            .filter(|i| i.provider == *provider && i.row.fabric != Fabric::None)
+            .filter(|i| gpu.is_none_or(|g| g.id == i.gpu.id))
+            .map(|i| i.row.name.as_str())
+            .take(3)
+            .collect();
+        let instead = if better.is_empty() {
+            "no shape of this GPU has one; multi-node work belongs on GPUs whose machines \
+             do (EFA, GPUDirect, InfiniBand)"
+                .to_string()
+        } else {
+            format!("shapes of this GPU that have one: {}", better.join(", "))
+        };
+        cx.report(Report {
+            message: format!(
+                "`{}` {work} across {nodes} pods on {name}, whose machines have no fast fabric: \
+                 every collective between nodes crosses the ordinary network",
+                w.subject
+            ) + &because(&w.role),
+            help: format!(
+                "keep the work on one node, or move it to machines with a fabric ({instead})"
+            ),
+            subject: w.subject.clone(),
+            primary: (span.clone(), format!("{nodes} pods across nodes")),
+            secondary: Vec::new(),
+        });
+    }
+}
+
+fn help_pod(provider: Provider, fabric: Fabric) -> &'static str {
+    match (provider, fabric) {
+        (Provider::Aws, _) => {
+            "request the EFA devices in every pod (`vpc.amazonaws.com/efa: N` in resources \
+             limits, with the EFA device plugin) and use an image with the aws-ofi-nccl plugin"
+        }
+        (Provider::Gcp, _) => {
+            "attach the GPU NICs to every pod with GKE multi-networking \
+             (`networking.gke.io/interfaces`) and the GPUDirect-TCPX/TCPXO/RDMA NCCL plugin"
+        }
+        _ => {
+            "request the RDMA devices in every pod (`rdma/*` resources) or join the InfiniBand \
+              network (Multus), and leave NCCL's IB transport on"
         }
     }
 }
@@ -68,11 +209,11 @@ fn help(provider: Provider) -> &'static str {
     match provider {
         Provider::Aws => {
             "launch the nodes from an `aws_launch_template` with `network_interfaces { \
-             interface_type = \"efa\" }` (one per EFA device) and an EFA-enabled AMI"
+ interface_type = \"efa\" }` (one per EFA device) and an EFA-enabled AMI"
         }
         Provider::Gcp => {
             "give the node pool the GPU NICs: `network_config { additional_node_network_configs \
-             { ... } }` for GPUDirect-TCPX/TCPXO/RDMA"
+ { ... } }` for GPUDirect-TCPX/TCPXO/RDMA"
         }
         Provider::Azure => "keep the nodes in one VM scale set, where InfiniBand is set up",
         Provider::Kubernetes => "request the fabric's devices (e.g. vpc.amazonaws.com/efa)",

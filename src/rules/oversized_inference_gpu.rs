@@ -4,7 +4,7 @@
 // Byte and core counts are positive and far below 2^52, where f64 is exact.
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
-use super::{because, Report, Rule, RuleContext, RuleMeta, pod_gpu, served};
+use super::{Report, Rule, RuleContext, RuleMeta, because, pod_gpu, served};
 use crate::catalog::{Confidence, catalog};
 use crate::finding::{Category, Severity};
 use crate::fit::{estimate, human_bytes};
@@ -21,13 +21,22 @@ pub struct OversizedInferenceGpu;
 
 /// `1g.10gb` → 10 GB.
 fn profile_bytes(profile: &str) -> Option<u64> {
-    let gb: u64 = profile.split('.').nth(1)?.strip_suffix("gb")?.parse().ok()?;
+    let gb: u64 = profile
+        .split('.')
+        .nth(1)?
+        .strip_suffix("gb")?
+        .parse()
+        .ok()?;
     Some(gb * 1_000_000_000)
 }
 
 impl Rule for OversizedInferenceGpu {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
-        for w in model.workloads.iter().filter(|w| w.role.known() == Some(&Role::Inference)) {
+        for w in model
+            .workloads
+            .iter()
+            .filter(|w| w.role.known() == Some(&Role::Inference))
+        {
             for pod in &w.pods {
                 let (Some(s), Some((gpu, gpu_span))) = (served(pod), pod_gpu(model, pod)) else {
                     continue;
@@ -56,12 +65,23 @@ impl Rule for OversizedInferenceGpu {
                 let smaller = cat
                     .gpus
                     .iter()
-                    .filter(|g| g.usable_bytes() * 2 <= gpu.usable_bytes() && budget(g.usable_bytes()) >= need)
+                    .filter(|g| {
+                        g.usable_bytes() * 2 <= gpu.usable_bytes()
+                            && budget(g.usable_bytes()) >= need
+                    })
                     .filter(|g| g.confidence != Confidence::U && cat.generation(g) >= floor)
                     .filter(|g| cat.instances.iter().any(|i| i.gpu.id == g.id))
                     .min_by_key(|g| g.usable_bytes())
-                    .map(|g| format!("{} ({} usable)", g.name, human_bytes(budget(g.usable_bytes()))));
-                let Some(suggestion) = mig.or(smaller) else { continue };
+                    .map(|g| {
+                        format!(
+                            "{} ({} usable)",
+                            g.name,
+                            human_bytes(budget(g.usable_bytes()))
+                        )
+                    });
+                let Some(suggestion) = mig.or(smaller) else {
+                    continue;
+                };
                 cx.report(Report {
                     message: format!(
                         "`{}` serves {} ({} per GPU) on a whole {} ({} usable): {suggestion} would \
@@ -72,9 +92,10 @@ impl Rule for OversizedInferenceGpu {
                         gpu.name,
                         human_bytes(usable)
                     ) + &because(&w.role),
-                    help: "serve it on the smaller GPU or slice, or pack several models or replicas \
+                    help:
+                        "serve it on the smaller GPU or slice, or pack several models or replicas \
                            onto this GPU; `gpulint fit` lists what fits"
-                        .into(),
+                            .into(),
                     subject: w.subject.clone(),
                     primary: (gpu_span, format!("{} for {}", gpu.name, human_bytes(need))),
                     secondary: vec![(s.model_span.clone(), s.label.clone())],

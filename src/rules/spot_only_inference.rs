@@ -1,6 +1,6 @@
 //! `spot-only-inference`: an inference pool whose only capacity is spot or preemptible.
 
-use super::{because, Report, Rule, RuleContext, RuleMeta, describe, gpu_label, pod_spot_only};
+use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, pod_spot_only};
 use crate::finding::{Category, Severity};
 use crate::model::{Capacity, Inventory, Market, Provider, Role, Value};
 
@@ -20,8 +20,16 @@ fn serves(c: &Capacity) -> bool {
 impl Rule for SpotOnlyInference {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         // Kubernetes: inference pods that select spot, or land only on spot pools.
-        for w in model.workloads.iter().filter(|w| w.role.known() == Some(&Role::Inference)) {
-            let Some(pod) = w.pods.iter().find(|p| matches!(&p.gpus, Value::Known(g, _) if g.count > 0)) else {
+        for w in model
+            .workloads
+            .iter()
+            .filter(|w| w.role.known() == Some(&Role::Inference))
+        {
+            let Some(pod) = w
+                .pods
+                .iter()
+                .find(|p| matches!(&p.gpus, Value::Known(g, _) if g.count > 0))
+            else {
                 continue;
             };
             let Some(span) = pod_spot_only(model, pod) else {

@@ -1,9 +1,7 @@
 //! `stale-generation-reservation`: a reservation for GPUs generations behind what the
 //! cloud offers.
 
-use super::{
-    OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption, describe, gpu_label,
-};
+use super::{OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption, describe, gpu_label};
 use crate::catalog::catalog;
 use crate::finding::{Category, Severity};
 use crate::model::{CapacityKind, Inventory};
@@ -31,7 +29,11 @@ impl Rule for StaleGenerationReservation {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         let c_ = catalog();
         let threshold = cx.option_u64("threshold").unwrap_or(DEFAULT_THRESHOLD);
-        for c in model.capacity.iter().filter(|c| c.kind == CapacityKind::Reservation) {
+        for c in model
+            .capacity
+            .iter()
+            .filter(|c| c.kind == CapacityKind::Reservation)
+        {
             let Some((machines, span)) = c.gpu_machines() else {
                 continue;
             };
@@ -72,7 +74,10 @@ impl Rule for StaleGenerationReservation {
                        workload needs with `gpulint fit`"
                     .into(),
                 subject: c.subject.clone(),
-                primary: (span.clone(), format!("{} ({})", gpu_label(m), gpu.architecture)),
+                primary: (
+                    span.clone(),
+                    format!("{} ({})", gpu_label(m), gpu.architecture),
+                ),
                 secondary: Vec::new(),
             });
         }

@@ -58,27 +58,32 @@ impl Rule for TensorParallelMismatch {
                         help,
                         subject: w.subject.clone(),
                         primary: (at, format!("tensor {tp} × pipeline {}", s.pp)),
-                        secondary: vec![(gpus_span.clone(), format!("{} GPUs requested", given.count))],
+                        secondary: vec![(
+                            gpus_span.clone(),
+                            format!("{} GPUs requested", given.count),
+                        )],
                     });
                     continue;
                 }
                 if let Some(spec) = s.request.spec
-                    && *tp > 1 && spec.heads % tp != 0 {
-                        cx.report(Report {
-                            message: format!(
-                                "`{}` shards {} over tensor parallel {tp}, which does not divide its \
+                    && *tp > 1
+                    && spec.heads % tp != 0
+                {
+                    cx.report(Report {
+                        message: format!(
+                            "`{}` shards {} over tensor parallel {tp}, which does not divide its \
                                  {} attention heads: the engine refuses to start",
-                                w.subject, s.label, spec.heads
-                            ),
-                            help: format!(
-                                "use a tensor parallel size that divides {} (and the GPUs to match)",
-                                spec.heads
-                            ),
-                            subject: w.subject.clone(),
-                            primary: (at, format!("{} heads / {tp}", spec.heads)),
-                            secondary: Vec::new(),
-                        });
-                    }
+                            w.subject, s.label, spec.heads
+                        ),
+                        help: format!(
+                            "use a tensor parallel size that divides {} (and the GPUs to match)",
+                            spec.heads
+                        ),
+                        subject: w.subject.clone(),
+                        primary: (at, format!("{} heads / {tp}", spec.heads)),
+                        secondary: Vec::new(),
+                    });
+                }
             }
         }
     }

@@ -1,8 +1,8 @@
 //! `training-across-zones`: distributed training capacity spread across zones.
 
-use super::{because, Report, Rule, RuleContext, RuleMeta, describe};
-use crate::finding::{Category, Severity};
+use super::{Report, Rule, RuleContext, RuleMeta, because, describe};
 use crate::catalog::catalog;
+use crate::finding::{Category, Severity};
 use crate::model::{Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
@@ -17,7 +17,11 @@ pub struct TrainingAcrossZones;
 impl Rule for TrainingAcrossZones {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         // Kubernetes: multi-pod training spread over zones, or allowed in several.
-        for w in model.workloads.iter().filter(|w| w.role.known() == Some(&Role::Training)) {
+        for w in model
+            .workloads
+            .iter()
+            .filter(|w| w.role.known() == Some(&Role::Training))
+        {
             let pods = w
                 .pods
                 .iter()
@@ -46,9 +50,10 @@ impl Rule for TrainingAcrossZones {
                      and billed as inter-zone traffic",
                     w.subject
                 ) + &because(&w.role),
-                help: "keep training pods in one zone: drop the zone spread constraint and pin one \
+                help:
+                    "keep training pods in one zone: drop the zone spread constraint and pin one \
                        `topology.kubernetes.io/zone`"
-                    .into(),
+                        .into(),
                 subject: w.subject.clone(),
                 primary: (span, "more than one zone".into()),
                 secondary: Vec::new(),

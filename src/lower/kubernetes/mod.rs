@@ -8,12 +8,14 @@ mod karpenter;
 mod pods;
 
 use super::intent::{self, Word};
-use crate::model::{Engine, Inferred, Inventory, PodShape, Role, Span, Value, Workload};
+use crate::model::{
+    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Value, Workload,
+};
 use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
 use crate::source::FileId;
 use engines::serving;
 use karpenter::karpenter_node_pool;
-use pods::{container, gpus_of, kaito_pod, pod, train_job_pod};
+use pods::{container, fabric, gpus_of, kaito_pod, pod, train_job_pod};
 
 /// The role a kind implies whatever its pods run, with the reason.
 fn kind_role(obj: &YamlNode, kind: &str, api: &str) -> Option<(Role, String)> {
@@ -107,7 +109,9 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     let mut pods = Vec::new();
     if kind == "Pod" {
         if let Some(spec) = obj.get("spec") {
-            pods.push(pod(file, "spec".into(), spec, Value::Absent, annotations));
+            let mut p = pod(file, "spec".into(), spec, Value::Absent, annotations);
+            p.fabric = fabric(file, spec, Some(obj));
+            pods.push(p);
         }
     } else if kind == "Workspace" && api.starts_with("kaito.sh/") {
         pods.extend(kaito_pod(file, obj));
@@ -122,6 +126,11 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     if pods.is_empty() {
         return;
     }
+    let group = if kind == "LeaderWorkerSet" {
+        leader_worker_counts(file, obj, &mut pods)
+    } else {
+        None
+    };
     let role = role(file, obj, kind, api, &pods);
     if role.known() == Some(&Role::Training) {
         // An engine inside a training job does rollouts or evaluation (verl, NeMo-RL):
@@ -135,9 +144,75 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
         kind: kind.to_string(),
         name,
         span: span(file, obj),
+        spans: spans(kind, group, &pods),
+        benchmark: pods.iter().flat_map(|p| &p.containers).any(|c| {
+            intent::is_benchmark(c.image.as_deref(), c.argv.iter().map(|(a, _)| a.as_str()))
+        }),
         role,
         pods,
     });
+}
+
+/// How many pods one run of the work spreads over when they must talk across nodes: a
+/// launcher's `--nnodes` over 1, a LeaderWorkerSet group of several pods, or a distributed
+/// job's GPU pods of 2 or more GPUs each, two or more in all. `None` when it does not, or
+/// a count it would need is unknown.
+fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Option<(u32, Span)> {
+    const DISTRIBUTED: [&str; 8] = [
+        "PyTorchJob",
+        "MPIJob",
+        "TFJob",
+        "JobSet",
+        "TrainJob",
+        "JAXJob",
+        "RayJob",
+        "RayCluster",
+    ];
+    if let Some(l) = pods
+        .iter()
+        .filter_map(|p| p.launcher.as_ref())
+        .find(|l| l.nnodes > Some(1))
+    {
+        return Some((l.nnodes?, l.span.clone()));
+    }
+    if let Some((n, sp)) = lws_group {
+        return (n > 1).then_some((n, sp));
+    }
+
+    // A plain Job's pods may be independent tasks: only a launcher says they talk.
+    if !DISTRIBUTED.contains(&kind) {
+        return None;
+    }
+    let gpu_pods: Vec<&PodShape> = pods
+        .iter()
+        .filter(|p| p.gpus.known().is_some_and(|g| g.count > 0))
+        .collect();
+    let mut total = 0u32;
+    for p in &gpu_pods {
+        if p.gpus
+            .known()
+            .and_then(GpuRequest::exact_count)
+            .is_none_or(|n| n < 2)
+        {
+            return None;
+        }
+        total = total.saturating_add(match &p.replicas {
+            Value::Known(n, _) => *n,
+            Value::Absent => 1,
+            Value::Unknown(_) => return None,
+        });
+    }
+    let first = gpu_pods.first()?;
+    (total > 1).then(|| {
+        (
+            total,
+            first
+                .gpus
+                .span()
+                .cloned()
+                .unwrap_or_else(|| first.span.clone()),
+        )
+    })
 }
 
 /// Finds every pod spec below `node`: a mapping with a `containers` list (or a KServe
@@ -158,7 +233,10 @@ fn find_pods<'a>(
             if node.get("containers").and_then(YamlNode::items).is_some() {
                 let group = group_name(name, ancestors);
                 let replicas = replicas(file, ancestors);
-                out.push(pod(file, group, node, replicas, annotations));
+                let mut p = pod(file, group, node, replicas, annotations);
+                // The pod template holds the spec and its metadata.
+                p.fabric = fabric(file, node, ancestors.last().map(|(t, _)| *t));
+                out.push(p);
                 return;
             }
             // KServe's `predictor.model`: a container-like spec under a runtime.
@@ -205,6 +283,10 @@ fn find_pods<'a>(
 fn group_name(name: &str, ancestors: &[(&YamlNode, String)]) -> String {
     let names: Vec<&str> = ancestors.iter().map(|(_, n)| n.as_str()).collect();
     match names[..] {
+        // JobSet: a replicated job → its Job template → the Job's spec → the pod template.
+        [.., group, "template", "spec", "template"] if name == "spec" => group.to_string(),
+        // LeaderWorkerSet: `leaderTemplate`, `workerTemplate`.
+        [.., group] if name == "spec" && group.ends_with("Template") => group.to_string(),
         [.., group, "template"] if name == "spec" && group != "spec" => group.to_string(),
         [.., "template"] if name == "spec" => "template".to_string(),
         _ => name.to_string(),
@@ -213,18 +295,81 @@ fn group_name(name: &str, ancestors: &[(&YamlNode, String)]) -> String {
 
 /// Pods in a group: the nearest `replicas`, `parallelism`, `maxReplicas`, `size` or
 /// `numNodes` within three levels above the pod spec.
+///
+/// A JobSet's replicated job multiplies its Job's `parallelism` by its own `replicas`.
 fn replicas(file: FileId, ancestors: &[(&YamlNode, String)]) -> Value<u32> {
+    let count = |n: &YamlNode| match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
+        Some(r) => Value::Known(r, span(file, n)),
+        None => Value::Unknown(span(file, n)),
+    };
+    let mut found = Value::Absent;
     for (a, _) in ancestors.iter().rev().take(3) {
-        for key in ["replicas", "parallelism", "maxReplicas", "size", "numNodes"] {
-            if let Some(n) = a.get(key) {
-                return match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
-                    Some(r) => Value::Known(r, span(file, n)),
-                    None => Value::Unknown(span(file, n)),
-                };
-            }
+        if let Some(n) = ["replicas", "parallelism", "maxReplicas", "size", "numNodes"]
+            .iter()
+            .find_map(|k| a.get(k))
+        {
+            found = count(n);
+            break;
         }
     }
-    Value::Absent
+    let names: Vec<&str> = ancestors.iter().map(|(_, n)| n.as_str()).collect();
+    if let [.., (job, _), _, _, _] = ancestors
+        && matches!(
+            names[..],
+            [.., "replicatedJobs", _, "template", "spec", "template"]
+        )
+        && let Some(n) = job.get("replicas")
+    {
+        let per_job = match found {
+            Value::Absent => Value::Known(1, span(file, n)),
+            other => other,
+        };
+        return match (count(n), per_job) {
+            (Value::Known(r, sp), Value::Known(p, _)) => Value::Known(r.saturating_mul(p), sp),
+            (Value::Unknown(sp), _) | (_, Value::Unknown(sp)) => Value::Unknown(sp),
+            (_, other) => other,
+        };
+    }
+    found
+}
+
+/// LeaderWorkerSet: `replicas` groups of `size` pods, the leader one of them. Returns the
+/// group size when it is known.
+fn leader_worker_counts(
+    file: FileId,
+    obj: &YamlNode,
+    pods: &mut [PodShape],
+) -> Option<(u32, Span)> {
+    let spec = obj.get("spec")?;
+    let groups = match spec.get("replicas") {
+        Some(n) => n
+            .as_u64()
+            .and_then(|r| u32::try_from(r).ok())
+            .map(|r| (r, span(file, n))),
+        None => Some((1, span(file, spec))),
+    };
+    let size = match spec.path(&["leaderWorkerTemplate", "size"]) {
+        Some(n) => n
+            .as_u64()
+            .and_then(|r| u32::try_from(r).ok())
+            .map(|r| (r, span(file, n))),
+        None => Some((1, span(file, spec))),
+    };
+    let has_leader = pods.iter().any(|p| p.group == "leaderTemplate");
+    for p in pods.iter_mut() {
+        p.replicas = match (&groups, &size) {
+            (Some((g, _)), Some((n, sp))) => {
+                let per_group = match p.group.as_str() {
+                    "leaderTemplate" => 1,
+                    "workerTemplate" if has_leader => n.saturating_sub(1),
+                    _ => *n,
+                };
+                Value::Known(g.saturating_mul(per_group), sp.clone())
+            }
+            _ => Value::Unknown(span(file, spec)),
+        };
+    }
+    size
 }
 
 /// The role, with its evidence (see [`intent::workload`]).
@@ -639,6 +784,59 @@ tuning: { preset: { name: phi-3-mini-128k-instruct } }
     }
 
     #[test]
+    fn group_shapes_multiply_as_their_controllers_do() {
+        let inv = lower_text(
+            r"
+kind: LeaderWorkerSet
+metadata: { name: lws }
+spec:
+  replicas: 2
+  leaderWorkerTemplate:
+    size: 4
+    leaderTemplate:
+      spec: { containers: [{ name: l, resources: { limits: { nvidia.com/gpu: 8 } } }] }
+    workerTemplate:
+      spec: { containers: [{ name: w, resources: { limits: { nvidia.com/gpu: 8 } } }] }
+---
+apiVersion: jobset.x-k8s.io/v1alpha2
+kind: JobSet
+metadata: { name: js }
+spec:
+  replicatedJobs:
+    - name: workers
+      replicas: 2
+      template:
+        spec:
+          parallelism: 4
+          template:
+            spec:
+              containers:
+                - name: t
+                  image: nvcr.io/nvidia/pytorch:24.05-py3
+                  resources: { limits: { nvidia.com/gpu: 8, vpc.amazonaws.com/efa: 32 } }
+",
+        );
+        let lws = &inv.workloads[0];
+        let groups: Vec<(&str, Option<&u32>)> = lws
+            .pods
+            .iter()
+            .map(|p| (p.group.as_str(), p.replicas.known()))
+            .collect();
+        assert_eq!(
+            groups,
+            [("leaderTemplate", Some(&2)), ("workerTemplate", Some(&6))]
+        );
+        assert_eq!(lws.spans.as_ref().map(|s| s.0), Some(4));
+        let js = &inv.workloads[1];
+        assert_eq!(js.pods[0].group, "workers");
+        assert_eq!(js.pods[0].replicas.known(), Some(&8));
+        assert_eq!(js.spans.as_ref().map(|s| s.0), Some(8));
+        let f = js.pods[0].fabric.as_ref().unwrap();
+        assert!(f.on);
+        assert_eq!(f.what, "requests `vpc.amazonaws.com/efa`");
+    }
+
+    #[test]
     fn engine_flags_in_every_spelling() {
         let inv = lower_text(
             r#"
@@ -660,9 +858,15 @@ spec:
     }
 
     #[test]
-    fn templated_gpu_counts_are_unknown() {
+    fn templated_gpu_counts_are_at_least_one() {
         let inv = lower_text(
             "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - resources: {limits: {nvidia.com/gpu: many}}\n",
+        );
+        // A placeholder still asks for GPUs: at least one, count not known.
+        let g = inv.workloads[0].pods[0].gpus.known().unwrap();
+        assert_eq!((g.count, g.exact_count()), (1, None));
+        let inv = lower_text(
+            "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - resources: {limits: {nvidia.com/gpu: 1.5}}\n",
         );
         assert!(inv.workloads[0].pods[0].gpus.is_unknown());
     }

@@ -5,8 +5,8 @@ use super::{span, text};
 use crate::catalog::catalog;
 use crate::catalog::kubernetes::ResourceKind;
 use crate::model::{
-    Container, Engine, GpuRequest, Market, Mount, PodShape, Provider, Requirement, Selection,
-    Serving, Span, Toleration, Value, Volume, VolumeSource,
+    Container, Engine, FabricSignal, GpuRequest, Market, Mount, PodShape, Provider, Requirement,
+    Selection, Serving, Span, Toleration, Value, Volume, VolumeSource,
 };
 use crate::parse::yaml::YamlNode;
 use crate::source::FileId;
@@ -76,6 +76,7 @@ pub(super) fn pod(
         serving,
         launcher,
         landing: Vec::new(),
+        fabric: None,
     }
 }
 
@@ -125,6 +126,7 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
                         GpuRequest {
                             resource: "nvidia.com/gpu".into(),
                             count: i.row.count,
+                            exact: true,
                         },
                         sp,
                     )
@@ -186,7 +188,11 @@ pub(super) fn argv(file: FileId, c: &YamlNode) -> Vec<(String, Span)> {
 }
 
 pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
-    let request = |what: &str| match c.path(&["resources", "requests", what]) {
+    // Kubernetes copies a limit into a missing request.
+    let request = |what: &str| match c
+        .path(&["resources", "requests", what])
+        .or_else(|| c.path(&["resources", "limits", what]))
+    {
         None => Value::Absent,
         Some(n) => match n.as_str() {
             Some(q) => Value::Known(q.to_string(), span(file, n)),
@@ -278,8 +284,12 @@ pub(super) fn gpus_of<'a>(
         entries.reverse();
         for (resource, v) in entries {
             let sp = span(file, v);
-            let Some(count) = v.as_u64().and_then(|n| u32::try_from(n).ok()) else {
-                return Value::Unknown(sp);
+            // A placeholder (`$GPUS`, `{{ .Values.gpus }}`) still asks for GPUs: at least
+            // one. A number that is no count (`1.5`, `-1`) is unknown.
+            let (count, exact) = match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                Some(n) => (n, true),
+                None if v.as_str().is_some_and(is_placeholder) => (1, false),
+                None => return Value::Unknown(sp),
             };
             match &mut total {
                 None => {
@@ -287,11 +297,15 @@ pub(super) fn gpus_of<'a>(
                         GpuRequest {
                             resource: resource.to_string(),
                             count,
+                            exact,
                         },
                         sp,
                     ));
                 }
-                Some((t, _)) => t.count = t.count.saturating_add(count),
+                Some((t, _)) => {
+                    t.count = t.count.saturating_add(count);
+                    t.exact &= exact;
+                }
             }
         }
     }
@@ -299,6 +313,93 @@ pub(super) fn gpus_of<'a>(
         Some((t, s)) => Value::Known(t, s),
         None => Value::Absent,
     }
+}
+
+/// What a pod says about the fast fabric: `template` is the pod template (holding its
+/// `metadata.annotations`) when there is one. Devices and networks first, then switches.
+pub(super) fn fabric(
+    file: FileId,
+    spec: &YamlNode,
+    template: Option<&YamlNode>,
+) -> Option<FabricSignal> {
+    let on = |what: String, n: &YamlNode| FabricSignal {
+        on: true,
+        what,
+        span: span(file, n),
+    };
+    let vocab = &catalog().kubernetes;
+    for c in spec
+        .get("containers")
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+    {
+        for k in ["limits", "requests"] {
+            for (key, v) in c
+                .path(&["resources", k])
+                .and_then(YamlNode::entries)
+                .unwrap_or_default()
+            {
+                let Some(name) = key.as_str() else { continue };
+                if vocab.resource_kind(name) == Some(ResourceKind::Efa) || name.starts_with("rdma/")
+                {
+                    return Some(on(format!("requests `{name}`"), v));
+                }
+            }
+        }
+    }
+    let annotations = template.and_then(|t| t.path(&["metadata", "annotations"]));
+    for key in [
+        "networking.gke.io/interfaces",
+        "k8s.v1.cni.cncf.io/networks",
+        "devices.gke.io/container.tcpx-daemon",
+        "devices.gke.io/container.tcpxo-daemon",
+    ] {
+        if let Some(n) = annotations.and_then(|a| a.get(key)) {
+            return Some(on(format!("joins networks through `{key}`"), n));
+        }
+    }
+    if let Some(n) = spec
+        .get("hostNetwork")
+        .filter(|n| n.as_bool() == Some(true))
+    {
+        return Some(on(
+            "uses `hostNetwork`, the node's own interfaces".into(),
+            n,
+        ));
+    }
+    for c in spec
+        .get("containers")
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+    {
+        for e in c.get("env").and_then(YamlNode::items).unwrap_or_default() {
+            let (Some(k), Some(v)) = (text(e, "name"), e.get("value")) else {
+                continue;
+            };
+            let value = v
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| v.as_u64().map(|n| n.to_string()));
+            let Some(value) = value else { continue };
+            let is_on = match (k.as_str(), value.trim()) {
+                ("FI_PROVIDER", "efa") | ("NCCL_IB_HCA" | "NCCL_NET_PLUGIN", _) => true,
+                ("NCCL_IB_DISABLE", "1") | ("NCCL_NET", "Socket") => false,
+                _ => continue,
+            };
+            return Some(FabricSignal {
+                on: is_on,
+                what: format!("sets `{k}={}`", value.trim()),
+                span: span(file, v),
+            });
+        }
+    }
+    None
+}
+
+/// Text where a number belongs that is not a number: a template's placeholder.
+pub(super) fn is_placeholder(text: &str) -> bool {
+    let t = text.trim();
+    !t.is_empty() && t.parse::<f64>().is_err()
 }
 
 pub(super) fn volume(file: FileId, v: &YamlNode) -> Option<Volume> {
