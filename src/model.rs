@@ -513,6 +513,11 @@ pub struct PodShape {
     pub landing: Vec<usize>,
     /// What the pod says about the fast inter-node fabric, the strongest signal first.
     pub fabric: Option<FabricSignal>,
+    /// The controller that writes this pod's containers, volumes and requests (`Kaito`):
+    /// only its shape is the user's, so rules about what a pod spec says skip it.
+    pub generated_by: Option<&'static str>,
+    /// The controller that mounts a memory-backed `/dev/shm` in this pod itself (KubeRay).
+    pub shm_by: Option<&'static str>,
 }
 
 /// A pod's word on the fast fabric: devices it requests, networks it joins, or a switch.

@@ -34,6 +34,62 @@ pub struct Scripts {
     pub source: String,
 }
 
+/// What keeps a GPU Job from counting as training by its shape alone.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Shape {
+    not_training_words: Vec<String>,
+    wait_images: Vec<String>,
+    wait_programs: Vec<String>,
+    pub source: String,
+}
+
+impl Shape {
+    /// A word (in a name, a label, a script's name) that says other batch work.
+    pub fn other_work(&self, text: &str) -> Option<String> {
+        text.to_ascii_lowercase()
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .find(|w| self.not_training_words.iter().any(|t| t == w))
+            .map(str::to_string)
+    }
+
+    /// A container that only waits: a sleep image, or `sleep …` as its command.
+    pub fn waits(&self, image: Option<&str>, argv: &[&str]) -> bool {
+        let by_image = image.map(repository).is_some_and(|repo| {
+            self.wait_images
+                .iter()
+                .any(|w| repo == *w || repo.ends_with(&format!("/{w}")))
+        });
+        by_image
+            || argv
+                .first()
+                .is_some_and(|a| self.wait_programs.iter().any(|p| base(a) == p))
+    }
+}
+
+/// A controller that writes part of its pods' spec itself.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Controller {
+    pub id: String,
+    pub name: String,
+    /// The API group of its kinds (`ray.io` matches `ray.io/v1`).
+    pub api_group: String,
+    pub kinds: Vec<String>,
+    /// Mounts a memory-backed `/dev/shm` in the pods it makes.
+    #[serde(default)]
+    pub mounts_shm: bool,
+    pub source: String,
+}
+
+impl Controller {
+    /// Whether an object of `kind` under `api_version` is this controller's.
+    pub fn owns(&self, kind: &str, api_version: &str) -> bool {
+        api_version.split('/').next() == Some(self.api_group.as_str())
+            && self.kinds.iter().any(|k| k == kind)
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Workloads {
@@ -44,6 +100,9 @@ pub struct Workloads {
     #[serde(rename = "launcher")]
     pub launchers: Vec<Program>,
     pub scripts: Scripts,
+    #[serde(rename = "controller")]
+    pub controllers: Vec<Controller>,
+    pub shape: Shape,
 }
 
 /// The embedded table, parsed on first use (only runs with Kubernetes workloads need it).

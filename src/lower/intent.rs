@@ -189,6 +189,25 @@ fn decided(role: Role, span: &Span, signal: Signal, detail: String) -> Inferred<
     )
 }
 
+/// Whether a GPU Job says it does batch work other than training (its names, labels or
+/// scripts: `quantize`, `eval`, `download`…) or only waits (`sleep`): its shape alone then
+/// does not make it training.
+fn other_batch_work(f: &WorkloadFacts<'_>) -> bool {
+    let shape = &workloads().shape;
+    let words = f.words.iter().flat_map(Word::texts);
+    let scripts = f
+        .containers
+        .iter()
+        .flat_map(|c| c.argv.iter().copied())
+        .filter(|a| {
+            std::path::Path::new(a)
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("py") || e.eq_ignore_ascii_case("sh"))
+        });
+    words.chain(scripts).any(|t| shape.other_work(t).is_some())
+        || f.containers.iter().all(|c| shape.waits(c.image, &c.argv))
+}
+
 /// Training or inference for a Kubernetes workload, from every signal a reviewer reads:
 /// the hint, the kind, launchers and training commands, training framework images, serving
 /// engines by command and by image repository, names and labels, the controller's shape.
@@ -252,7 +271,7 @@ pub fn workload(f: &WorkloadFacts<'_>) -> Inferred<Role> {
     }
     if f.gpus {
         match f.kind {
-            "Job" | "CronJob" => {
+            "Job" | "CronJob" if !other_batch_work(f) => {
                 let detail = format!(
                     "a {} with GPUs that runs no serving engine: batch GPU work that ends",
                     f.kind

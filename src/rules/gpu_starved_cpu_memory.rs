@@ -64,7 +64,7 @@ impl Rule for GpuStarvedCpuMemory {
             .option_u64("min_memory_gib_per_gpu")
             .unwrap_or(DEFAULT_MEMORY_GIB);
         for w in model.workloads.iter().filter(|w| !w.benchmark) {
-            for pod in &w.pods {
+            for pod in w.pods.iter().filter(|p| p.generated_by.is_none()) {
                 let Value::Known(g, gpus_span) = &pod.gpus else {
                     continue;
                 };

@@ -38,7 +38,10 @@ fn has_checkpoint_volume(pod: &PodShape) -> bool {
 impl Rule for MissingCheckpointVolume {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
-            if w.role.known() != Some(&Role::Training) {
+            // A controller that writes the pods (Kaito) also writes where results go.
+            if w.role.known() != Some(&Role::Training)
+                || w.pods.iter().any(|p| p.generated_by.is_some())
+            {
                 continue;
             }
             let gpu_pods: Vec<&PodShape> = w

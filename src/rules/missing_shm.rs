@@ -28,14 +28,15 @@ fn has_shm(pod: &PodShape) -> bool {
 impl Rule for MissingShm {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
-            for pod in &w.pods {
+            for pod in w.pods.iter().filter(|p| p.generated_by.is_none()) {
                 // A GPU framework in the pod: a training launcher, a serving engine, a
                 // training workload, or Ray.
                 let framework = pod.launcher.is_some()
                     || pod.serving.is_some()
                     || w.role.known() == Some(&Role::Training)
                     || w.kind.starts_with("Ray");
-                if !framework || w.benchmark {
+                // KubeRay mounts /dev/shm in the pods it makes (catalog: workloads.toml).
+                if !framework || w.benchmark || pod.shm_by.is_some() {
                     continue;
                 }
                 let Value::Known(gpus, span) = &pod.gpus else {

@@ -8,6 +8,7 @@ mod karpenter;
 mod pods;
 
 use super::intent::{self, Word};
+use crate::catalog::workloads::workloads;
 use crate::model::{
     Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Value, Workload,
 };
@@ -101,10 +102,16 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
         out.capacity.push(karpenter_node_pool(file, obj));
         return;
     }
+    // A name Kubernetes generates is shown by its prefix: `sample-job-*`.
     let name = obj
         .path(&["metadata", "name"])
         .and_then(YamlNode::as_str)
-        .map(str::to_string);
+        .map(str::to_string)
+        .or_else(|| {
+            obj.path(&["metadata", "generateName"])
+                .and_then(YamlNode::as_str)
+                .map(|g| format!("{g}*"))
+        });
     let annotations = obj.path(&["metadata", "annotations"]);
     let mut pods = Vec::new();
     if kind == "Pod" {
@@ -125,6 +132,15 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     }
     if pods.is_empty() {
         return;
+    }
+    if let Some(c) = workloads()
+        .controllers
+        .iter()
+        .find(|c| c.mounts_shm && c.owns(kind, api))
+    {
+        for p in &mut pods {
+            p.shm_by = Some(c.name.as_str());
+        }
     }
     let group = if kind == "LeaderWorkerSet" {
         leader_worker_counts(file, obj, &mut pods)
@@ -853,6 +869,21 @@ spec:
         );
         let s = inv.workloads[0].pods[0].serving.as_ref().unwrap();
         assert_eq!(s.model.as_ref().unwrap().0, "Qwen/Qwen2.5-7B-Instruct");
+        let inv = lower_text(
+            "kind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n    - image: vllm/vllm-openai:v0.10.0\n      command: [python3, -m, vllm.entrypoints.openai.api_server]\n      args: [\"--model=$(MODEL_ID)\", \"--served-model-name=$$(MODEL_ID)\"]\n      env: [{name: MODEL_ID, value: google/gemma-7b-it}]\n",
+        );
+        let p = &inv.workloads[0].pods[0];
+        let model = &p.serving.as_ref().unwrap().model.as_ref().unwrap().0;
+        assert_eq!(
+            model, "google/gemma-7b-it",
+            "$(VAR) expands as Kubernetes does"
+        );
+        assert!(
+            p.containers[0]
+                .argv
+                .iter()
+                .any(|(a, _)| a == "--served-model-name=$(MODEL_ID)")
+        );
         assert_eq!(s.tp.as_ref().unwrap().0, 4);
         assert_eq!(s.max_model_len.as_ref().unwrap().0, 4096);
     }

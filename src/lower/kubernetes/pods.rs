@@ -77,6 +77,8 @@ pub(super) fn pod(
         launcher,
         landing: Vec::new(),
         fabric: None,
+        generated_by: None,
+        shm_by: None,
     }
 }
 
@@ -104,10 +106,11 @@ pub(super) fn train_job_pod(
 }
 
 /// A Kaito Workspace: `resource.count` nodes of `resource.instanceType`, each pod holding
-/// every GPU of its node, running the preset model (`inference` or `tuning`).
+/// every GPU of its node. Kaito writes the pods (containers, volumes, requests) itself.
 pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
     let resource = obj.get("resource")?;
     let mut p = pod(file, "workspace".into(), resource, Value::Absent, None);
+    p.generated_by = Some("Kaito");
     p.replicas = match resource.get("count") {
         Some(n) => match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
             Some(r) => Value::Known(r, span(file, n)),
@@ -136,10 +139,6 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
             None => Value::Unknown(sp),
         };
     }
-    let preset = ["inference", "tuning"]
-        .iter()
-        .find_map(|k| obj.path(&[k, "preset", "name"]))
-        .and_then(|n| Some((n.as_str()?.to_string(), span(file, n))));
     if obj.get("inference").is_some() {
         // Kaito shards the preset over every GPU of the node.
         let tp = match &p.gpus {
@@ -148,7 +147,9 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
         };
         p.serving = Some(Serving {
             engine: Engine::Other("Kaito"),
-            model: preset,
+            // A preset's precision and engine settings are Kaito's own, chosen for the
+            // instance types it supports: not sized here.
+            model: None,
             params: None,
             precision: None,
             quantization: None,
@@ -165,11 +166,17 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
 
 /// Words of a container's command and args. `sh -c "script"` is split into the script's
 /// words, which share the script's span.
-pub(super) fn argv(file: FileId, c: &YamlNode) -> Vec<(String, Span)> {
+/// `$(NAME)` is replaced by the container's literal environment variable, as Kubernetes
+/// does before the command runs (`$$(NAME)` stays literal; unknown names stay as written).
+pub(super) fn argv(
+    file: FileId,
+    c: &YamlNode,
+    env: &[(String, String, Span)],
+) -> Vec<(String, Span)> {
     let raw: Vec<(String, Span)> = ["command", "args"]
         .iter()
         .flat_map(|k| c.get(k).and_then(YamlNode::items).unwrap_or_default())
-        .filter_map(|a| Some((a.as_str()?.to_string(), span(file, a))))
+        .filter_map(|a| Some((expand(a.as_str()?, env), span(file, a))))
         .collect();
     let mut out = Vec::new();
     for (text, sp) in raw {
@@ -187,7 +194,48 @@ pub(super) fn argv(file: FileId, c: &YamlNode) -> Vec<(String, Span)> {
     out
 }
 
+/// Kubernetes' `$(VAR)` expansion in `command` and `args`, over literal `env` values.
+fn expand(text: &str, env: &[(String, String, Span)]) -> String {
+    if !text.contains("$(") {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(escaped) = after.strip_prefix("$(") {
+            out.push_str("$(");
+            rest = escaped;
+        } else if let Some((name, tail)) = after.strip_prefix('(').and_then(|r| r.split_once(')'))
+            && let Some((_, v, _)) = env.iter().find(|(k, _, _)| k == name)
+        {
+            out.push_str(v);
+            rest = tail;
+        } else {
+            out.push('$');
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
+    let env: Vec<(String, String, Span)> = c
+        .get("env")
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| {
+            let v = e.get("value")?;
+            let value = v
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| v.as_u64().map(|n| n.to_string()))?;
+            Some((text(e, "name")?, value, span(file, v)))
+        })
+        .collect();
     // Kubernetes copies a limit into a missing request.
     let request = |what: &str| match c
         .path(&["resources", "requests", what])
@@ -202,7 +250,7 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
     Container {
         name: text(c, "name").unwrap_or_default(),
         image: text(c, "image"),
-        argv: argv(file, c),
+        argv: argv(file, c, &env),
         mounts: c
             .get("volumeMounts")
             .and_then(YamlNode::items)
@@ -217,20 +265,7 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
             .collect(),
         cpu_request: request("cpu"),
         memory_request: request("memory"),
-        env: c
-            .get("env")
-            .and_then(YamlNode::items)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|e| {
-                let v = e.get("value")?;
-                let value = v
-                    .as_str()
-                    .map(str::to_string)
-                    .or_else(|| v.as_u64().map(|n| n.to_string()))?;
-                Some((text(e, "name")?, value, span(file, v)))
-            })
-            .collect(),
+        env,
         listens: c
             .get("ports")
             .and_then(YamlNode::items)
