@@ -6,6 +6,7 @@
 mod engines;
 mod karpenter;
 mod pods;
+mod ray;
 
 use super::intent::{self, Word};
 use crate::model::{Engine, Inferred, Inventory, PodShape, Role, Span, Value, Workload};
@@ -122,6 +123,7 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     if pods.is_empty() {
         return;
     }
+    let ends = ray::lower(file, obj, kind, api, &mut pods);
     let role = role(file, obj, kind, api, &pods);
     if role.known() == Some(&Role::Training) {
         // An engine inside a training job does rollouts or evaluation (verl, NeMo-RL):
@@ -137,6 +139,7 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
         span: span(file, obj),
         role,
         pods,
+        ends,
     });
 }
 
