@@ -482,6 +482,10 @@ pub struct Workload {
     pub benchmark: bool,
     /// One per replica group (a Deployment has one; a PyTorchJob has master and workers).
     pub pods: Vec<PodShape>,
+    /// Whether the workload tears itself down once its work is done, where a setting says
+    /// so: a RayJob's `shutdownAfterJobFinishes` or `deletionStrategy` (its cluster would
+    /// otherwise outlive the job). `Absent`: nothing written.
+    pub ends: Value<bool>,
 }
 
 #[derive(Clone, Debug)]
@@ -508,6 +512,9 @@ pub struct PodShape {
     pub serving: Option<Serving>,
     /// A distributed-training launcher in the pod.
     pub launcher: Option<Launcher>,
+    /// How the group's controller resizes it, for controllers that scale groups
+    /// themselves (KubeRay). `None`: `replicas` is all there is.
+    pub scaling: Option<GroupScaling>,
     /// Indices into [`Inventory::capacity`] of the pools this pod can land on (labels and
     /// selectors matched). Empty when no pool in the run matches.
     pub landing: Vec<usize>,
@@ -529,6 +536,34 @@ pub struct FabricSignal {
     /// As shown: `requests vpc.amazonaws.com/efa`, `sets NCCL_IB_DISABLE=1`.
     pub what: String,
     pub span: Span,
+}
+
+/// How a controller resizes a replica group.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GroupScaling {
+    /// Always one pod, for as long as the workload exists: no autoscaler removes it (a
+    /// Ray head).
+    Single,
+    /// Pods an autoscaler may add and remove between bounds (a Ray worker group).
+    Autoscaled(Autoscale),
+}
+
+/// A replica group's bounds and the autoscaler that moves between them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Autoscale {
+    /// Whether the autoscaler runs (KubeRay `enableInTreeAutoscaling`). `Absent`: not
+    /// written, off.
+    pub enabled: Value<bool>,
+    /// `replicas` as written: the count kept without the autoscaler (clamped to the
+    /// bounds), the starting count with it. `Absent`: 0.
+    pub replicas: Value<u32>,
+    /// `minReplicas`: the autoscaler never goes below it. `Absent`: 0.
+    pub min: Value<u32>,
+    /// `maxReplicas`. `Absent`: unbounded.
+    pub max: Value<u32>,
+    /// Where the autoscaler is told how long a pod may idle before it is removed (the
+    /// group's or the cluster's `idleTimeoutSeconds`); only read with the autoscaler on.
+    pub idle_timeout: Option<Span>,
 }
 
 /// A node label the pod requires.
@@ -635,6 +670,8 @@ pub struct Container {
     /// `command` then `args`, each with its span; a shell script (`sh -c "..."`) is split
     /// into words that share the script's span.
     pub argv: Vec<(String, Span)>,
+    /// GPUs this container asks for (the pod's [`PodShape::gpus`] sums them).
+    pub gpus: Value<GpuRequest>,
     pub mounts: Vec<Mount>,
     pub cpu_request: Value<String>,
     pub memory_request: Value<String>,

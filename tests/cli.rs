@@ -294,6 +294,7 @@ fn rules_lists_every_rule() {
         "multi-node-without-fast-fabric",
         "stale-generation-reservation",
         "spot-only-inference",
+        "idle-gpu-workload",
     ] {
         assert!(ids.contains(&id), "{id}");
     }

@@ -88,6 +88,7 @@ rules! {
     missing_checkpoint_volume::MissingCheckpointVolume => "missing-checkpoint-volume",
     gpu_starved_cpu_memory::GpuStarvedCpuMemory => "gpu-starved-cpu-memory",
     oversized_inference_gpu::OversizedInferenceGpu => "oversized-inference-gpu",
+    idle_gpu_workload::IdleGpuWorkload => "idle-gpu-workload",
     unused_suppression::UnusedSuppression => "unused-suppression",
 }
 

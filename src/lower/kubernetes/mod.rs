@@ -6,6 +6,7 @@
 mod engines;
 mod karpenter;
 mod pods;
+mod ray;
 
 use super::intent::{self, Word};
 use crate::catalog::workloads::workloads;
@@ -147,6 +148,7 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     } else {
         None
     };
+    let ends = ray::lower(file, obj, kind, api, &mut pods);
     let role = role(file, obj, kind, api, &pods);
     if role.known() == Some(&Role::Training) {
         // An engine inside a training job does rollouts or evaluation (verl, NeMo-RL):
@@ -166,6 +168,7 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
         }),
         role,
         pods,
+        ends,
     });
 }
 

@@ -75,6 +75,7 @@ pub(super) fn pod(
         selection,
         serving,
         launcher,
+        scaling: None,
         landing: Vec::new(),
         fabric: None,
         generated_by: None,
@@ -251,6 +252,7 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
         name: text(c, "name").unwrap_or_default(),
         image: text(c, "image"),
         argv: argv(file, c, &env),
+        gpus: gpus_of(file, c.get("resources")),
         mounts: c
             .get("volumeMounts")
             .and_then(YamlNode::items)

@@ -1,0 +1,679 @@
+//! `idle-gpu-workload`: a standing workload that holds GPUs with nothing to release them:
+//! a Ray cluster whose GPU groups never scale down, a GPU pod that sleeps forever.
+
+use super::{Report, Rule, RuleContext, RuleMeta};
+use crate::finding::{Category, Severity};
+use crate::model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Value, Workload};
+
+pub const META: RuleMeta = RuleMeta {
+    severity: Severity::Warning,
+    category: Category::Cost,
+    summary: "a standing workload that holds GPUs with nothing to release them (a RayCluster \
+              that cannot scale its GPU workers down, a GPU pod that sleeps forever)",
+    options: &[],
+};
+
+pub struct IdleGpuWorkload;
+
+/// Kinds whose pods run until someone deletes them. A Job ends; a RayService serves.
+const STANDING: [&str; 5] = ["Pod", "Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"];
+
+/// A sleep this long is a wait for nothing.
+const DAY_SECONDS: f64 = 86_400.0;
+
+impl Rule for IdleGpuWorkload {
+    fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        for w in &model.workloads {
+            ray_groups(w, cx);
+            if STANDING.contains(&w.kind.as_str()) {
+                sleepers(w, cx);
+            }
+        }
+    }
+}
+
+/// GPUs held: a placeholder count (`$GPUS`, or one gpulint cannot read) holds at least one.
+fn holds_gpus(gpus: &Value<GpuRequest>) -> bool {
+    match gpus {
+        Value::Known(g, _) => g.count > 0,
+        Value::Unknown(_) => true,
+        Value::Absent => false,
+    }
+}
+
+/// What keeps a Ray group's pods up when the cluster has no work.
+enum Hold<'a> {
+    /// The head: one pod for the cluster's life.
+    Head,
+    /// The autoscaler is off: the group keeps `pods`, decided by the field at `at`.
+    Fixed {
+        pods: u32,
+        field: &'static str,
+        at: &'a Span,
+    },
+    /// The autoscaler is on but never goes below `minReplicas` (or a smaller `maxReplicas`).
+    Floor {
+        pods: u32,
+        field: &'static str,
+        at: &'a Span,
+    },
+}
+
+/// A count as KubeRay reads it: the default when not written, `None` when unknown.
+fn read(v: &Value<u32>, default: u32) -> Option<(u32, Option<&Span>)> {
+    match v {
+        Value::Known(n, s) => Some((*n, Some(s))),
+        Value::Absent => Some((default, None)),
+        Value::Unknown(_) => None,
+    }
+}
+
+/// What holds a group's pods when idle; `None` when it scales to zero or a value that
+/// decides it is unknown.
+fn hold(s: &GroupScaling) -> Option<Hold<'_>> {
+    let a = match s {
+        GroupScaling::Single => return Some(Hold::Head),
+        GroupScaling::Autoscaled(a) => a,
+    };
+    let (min, min_at) = read(&a.min, 0)?;
+    let (max, max_at) = read(&a.max, u32::MAX)?;
+    match a.enabled {
+        Value::Unknown(_) => None,
+        Value::Known(true, _) => {
+            let (pods, field, at) = if min <= max {
+                (min, "minReplicas", min_at)
+            } else {
+                (max, "maxReplicas", max_at)
+            };
+            (pods > 0).then_some(Hold::Floor {
+                pods,
+                field,
+                at: at?,
+            })
+        }
+        // Without the autoscaler KubeRay keeps `replicas`, clamped to the bounds.
+        Value::Known(false, _) | Value::Absent => {
+            let (replicas, replicas_at) = read(&a.replicas, 0)?;
+            let (pods, field, at) = if min > max || replicas > max {
+                (max, "maxReplicas", max_at)
+            } else if replicas < min {
+                (min, "minReplicas", min_at)
+            } else {
+                (replicas, "replicas", replicas_at)
+            };
+            (pods > 0).then_some(Hold::Fixed {
+                pods,
+                field,
+                at: at?,
+            })
+        }
+    }
+}
+
+/// A Ray cluster (or a RayJob's, which outlives the job unless it is told to go) whose
+/// GPU groups stay up when there is no work. A RayService serves: it is not idle.
+fn ray_groups(w: &Workload, cx: &mut RuleContext<'_>) {
+    if w.kind == "RayService" || w.ends.known() == Some(&true) || w.ends.is_unknown() {
+        return;
+    }
+    for pod in &w.pods {
+        let Some(scaling) = &pod.scaling else {
+            continue;
+        };
+        if !holds_gpus(&pod.gpus) {
+            continue;
+        }
+        if let Some(r) = hold(scaling).and_then(|h| ray_report(w, pod, &h)) {
+            cx.report(r);
+        }
+    }
+}
+
+/// A GPU container in a standing pod whose command ends in a wait that never returns.
+fn sleepers(w: &Workload, cx: &mut RuleContext<'_>) {
+    for pod in &w.pods {
+        let pods = match (w.kind.as_str(), &pod.replicas) {
+            ("DaemonSet", _) => None,
+            (_, Value::Known(0, _) | Value::Unknown(_)) => continue,
+            (_, Value::Known(n, _)) => Some(*n),
+            (_, Value::Absent) => Some(1),
+        };
+        for c in &pod.containers {
+            if !holds_gpus(&c.gpus) {
+                continue;
+            }
+            let Some(wait) = forever_wait(&c.argv) else {
+                continue;
+            };
+            cx.report(sleeper_report(w, &c.name, pods, &c.gpus, wait));
+        }
+    }
+}
+
+// ---- Forever-waits in a command line --------------------------------------------------
+
+/// A word of a command line, or a shell separator between commands.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok<'a> {
+    Word(&'a str, &'a Span),
+    Sep(&'static str),
+}
+
+/// The argv's words with shell separators (`;`, `&`, `&&`, `|`, `||`) split off, and
+/// grouping brackets dropped. `2>&1` is a redirection, not a separator.
+fn tokens(argv: &[(String, Span)]) -> Vec<Tok<'_>> {
+    let mut out = Vec::new();
+    for (word, span) in argv {
+        let word = word.trim_matches(|c| matches!(c, '(' | ')' | '{' | '}'));
+        let bytes = word.as_bytes();
+        let mut start = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let c = bytes[i];
+            let redirect = c == b'&'
+                && ((i > 0 && matches!(bytes[i - 1], b'>' | b'<'))
+                    || bytes.get(i + 1) == Some(&b'>'));
+            let sep = match c {
+                b';' => Some((";", 1)),
+                b'&' if redirect => None,
+                b'&' if bytes.get(i + 1) == Some(&b'&') => Some(("&&", 2)),
+                b'&' => Some(("&", 1)),
+                b'|' if bytes.get(i + 1) == Some(&b'|') => Some(("||", 2)),
+                b'|' => Some(("|", 1)),
+                _ => None,
+            };
+            if let Some((s, len)) = sep {
+                if start < i {
+                    out.push(Tok::Word(&word[start..i], span));
+                }
+                out.push(Tok::Sep(s));
+                i += len;
+                start = i;
+            } else {
+                i += 1;
+            }
+        }
+        if start < word.len() {
+            out.push(Tok::Word(&word[start..], span));
+        }
+    }
+    out
+}
+
+fn base(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Seconds in a `sleep` operand: `30`, `1.5h`, `365d`, `inf`, `infinity`.
+fn seconds(word: &str) -> Option<f64> {
+    let w = word.to_ascii_lowercase();
+    if w == "inf" || w == "infinity" {
+        return Some(f64::INFINITY);
+    }
+    let (number, unit) = match w.as_bytes().last()? {
+        b's' => (&w[..w.len() - 1], 1.0),
+        b'm' => (&w[..w.len() - 1], 60.0),
+        b'h' => (&w[..w.len() - 1], 3600.0),
+        b'd' => (&w[..w.len() - 1], DAY_SECONDS),
+        _ => (w.as_str(), 1.0),
+    };
+    // Digits only: Rust would also read `nan` and `inf` with a unit.
+    if !number
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'+'))
+    {
+        return None;
+    }
+    let n: f64 = number.parse().ok()?;
+    (n >= 0.0).then_some(n * unit)
+}
+
+/// `sleep` and its operands ending at the end of `t`: their index and total seconds.
+fn trailing_sleep(t: &[Tok<'_>]) -> Option<(usize, f64)> {
+    let mut total = 0.0;
+    let mut i = t.len();
+    while i > 0 {
+        match t[i - 1] {
+            Tok::Word(w, _) if base(w) == "sleep" && i < t.len() => return Some((i - 1, total)),
+            Tok::Word(w, _) => total += seconds(w)?,
+            Tok::Sep(_) => return None,
+        }
+        i -= 1;
+    }
+    None
+}
+
+/// `tail -f /dev/null` ending at the end of `t`: its index.
+fn trailing_tail(t: &[Tok<'_>]) -> Option<usize> {
+    let [.., Tok::Word("/dev/null", _)] = t else {
+        return None;
+    };
+    let mut follows = false;
+    for i in (0..t.len() - 1).rev() {
+        match t[i] {
+            Tok::Word(w, _) if base(w) == "tail" => return follows.then_some(i),
+            Tok::Word(w, _) if w.starts_with("--follow") => follows = true,
+            Tok::Word(w, _) if w.starts_with('-') && !w.starts_with("--") => {
+                follows |= w.contains(['f', 'F']);
+            }
+            Tok::Word(w, _) if w.bytes().all(|b| b.is_ascii_digit()) => {}
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The words of `t`, separators left out.
+fn words<'a>(t: &[Tok<'a>]) -> Vec<&'a str> {
+    t.iter()
+        .filter_map(|t| match t {
+            Tok::Word(w, _) => Some(*w),
+            Tok::Sep(_) => None,
+        })
+        .collect()
+}
+
+/// `while true; do sleep N; done` (or `while :`, `until false`) ending at the end of `t`,
+/// with nothing but sleeps in the loop: its index.
+fn trailing_loop(t: &[Tok<'_>]) -> Option<usize> {
+    let [.., Tok::Word("done", _)] = t else {
+        return None;
+    };
+    let head = t
+        .iter()
+        .rposition(|t| matches!(t, Tok::Word("while" | "until", _)))?;
+    let body_start = head + t[head..].iter().position(|t| matches!(t, Tok::Word("do", _)))?;
+    let condition = words(&t[head + 1..body_start]).join(" ");
+    let forever = match t[head] {
+        Tok::Word("while", _) => matches!(
+            condition.as_str(),
+            "true" | ":" | "[ 1 ]" | "[ true ]" | "[[ 1 ]]" | "[[ true ]]"
+        ),
+        _ => condition == "false",
+    };
+    if !forever {
+        return None;
+    }
+    let body = words(&t[body_start + 1..t.len() - 1]);
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            "true" | ":" => i += 1,
+            w if base(w) == "sleep" => {
+                let n = body[i + 1..]
+                    .iter()
+                    .take_while(|w| seconds(w).is_some())
+                    .count();
+                if n == 0 {
+                    return None;
+                }
+                i += 1 + n;
+            }
+            _ => return None,
+        }
+    }
+    (!body.is_empty()).then_some(head)
+}
+
+/// The wait a command line ends in, if it never returns: `sleep infinity`, a sleep of a
+/// day or more, `tail -f /dev/null`, an endless loop of sleeps; also backgrounded and
+/// then waited for (`sleep infinity & wait`). Returns the wait as written and its span.
+fn forever_wait(argv: &[(String, Span)]) -> Option<(String, Span)> {
+    let toks = tokens(argv);
+    let mut t = &toks[..];
+    loop {
+        t = match t {
+            // A trailing `;`, and `cmd & wait`: the shell waits for `cmd`.
+            [rest @ .., Tok::Sep(";")] | [rest @ .., Tok::Sep("&"), Tok::Word("wait", _)] => {
+                rest
+            }
+            [rest @ .., Tok::Sep("&"), Tok::Word("wait", _), Tok::Word(arg, _)]
+                if arg.starts_with('$') || arg.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                rest
+            }
+            _ => break,
+        };
+    }
+    let start = match trailing_sleep(t) {
+        Some((i, secs)) if secs >= DAY_SECONDS => i,
+        Some(_) => return None,
+        None => trailing_tail(t).or_else(|| trailing_loop(t))?,
+    };
+    let wait = &t[start..];
+    let (Tok::Word(_, first), Tok::Word(_, last)) = (wait[0], wait[wait.len() - 1]) else {
+        return None;
+    };
+    let span = if first.file == last.file && first.range.start <= last.range.end {
+        Span::new(first.file, first.range.start..last.range.end)
+    } else {
+        last.clone()
+    };
+    Some((render(wait), span))
+}
+
+/// Words and separators as a shell line: `while true; do sleep 30; done`.
+fn render(t: &[Tok<'_>]) -> String {
+    let mut s = String::new();
+    for tok in t {
+        match tok {
+            Tok::Word(w, _) => {
+                if !s.is_empty() {
+                    s.push(' ');
+                }
+                s.push_str(w);
+            }
+            Tok::Sep(";") => s.push(';'),
+            Tok::Sep(sep) => {
+                s.push(' ');
+                s.push_str(sep);
+            }
+        }
+    }
+    s
+}
+
+// ---- Wording ---------------------------------------------------------------------------
+
+/// `1 GPU`, `4 GPUs`, `2 nvidia.com/mig-1g.10gb`.
+fn gpus(count: u32, resource: &str) -> String {
+    match (count, resource.ends_with("/gpu")) {
+        (1, true) => "1 GPU".into(),
+        (n, true) => format!("{n} GPUs"),
+        (n, false) => format!("{n} `{resource}`"),
+    }
+}
+
+/// What one pod asks for: `4 GPUs`, `GPUs (count not known, at least 1)`.
+fn per_pod(g: &Value<GpuRequest>) -> String {
+    match g {
+        Value::Known(g, _) if g.exact => gpus(g.count, &g.resource),
+        _ => "GPUs (count not known, at least 1)".into(),
+    }
+}
+
+/// What a group holds: `8 GPUs (2 pods × 4 GPUs)`, `4 GPUs`, `1 GPU per node`. `pods` is
+/// `None` for one pod per node (a DaemonSet).
+fn held(pods: Option<u32>, g: &Value<GpuRequest>) -> String {
+    match (pods, g) {
+        (Some(1), _) => per_pod(g),
+        (Some(n), Value::Known(r, _)) if r.exact => format!(
+            "{} ({n} pods × {})",
+            gpus(n.saturating_mul(r.count), &r.resource),
+            gpus(r.count, &r.resource)
+        ),
+        (Some(n), _) => format!("GPUs in {n} pods (count not known, at least 1 each)"),
+        (None, Value::Known(r, _)) if r.exact => {
+            format!("{} per node", gpus(r.count, &r.resource))
+        }
+        (None, _) => "GPUs per node (count not known, at least 1)".into(),
+    }
+}
+
+fn pods_word(n: u32) -> String {
+    if n == 1 {
+        "1 pod".into()
+    } else {
+        format!("{n} pods")
+    }
+}
+
+/// Help for a RayJob whose cluster stays.
+const JOB_HELP: &str = "set `shutdownAfterJobFinishes: true` so the cluster is deleted when the \
+                        job ends, or enable the Ray autoscaler (`enableInTreeAutoscaling: \
+                        true`) with `minReplicas: 0` on GPU worker groups";
+
+/// Help for a RayCluster's worker group.
+const CLUSTER_HELP: &str = "enable the Ray autoscaler (`enableInTreeAutoscaling: true`) with \
+                            `minReplicas: 0` on GPU worker groups, so idle workers go after \
+                            `autoscalerOptions.idleTimeoutSeconds`; for batch work, submit a \
+                            RayJob with `shutdownAfterJobFinishes: true`";
+
+/// Help for a head that holds GPUs.
+const HEAD_HELP: &str = "keep GPUs off the head (no GPU resources, `rayStartParams: { num-gpus: \
+                         \"0\" }`) and run GPU work in a worker group the Ray autoscaler scales \
+                         to 0 (`minReplicas: 0`)";
+
+fn ray_report(w: &Workload, pod: &PodShape, h: &Hold<'_>) -> Option<Report> {
+    let job = w.kind == "RayJob";
+    let s = &w.subject;
+    let g = &pod.group;
+    let gpu_span = pod.gpus.span()?.clone();
+    let after_job = "after the job finishes: nothing deletes the cluster";
+    let mut secondary = Vec::new();
+    // A RayJob told not to delete its cluster.
+    if let Value::Known(false, at) = &w.ends {
+        secondary.push((at.clone(), "the cluster stays after the job".to_string()));
+    }
+    let (message, help, primary) = match h {
+        Hold::Head => {
+            let gpus = per_pod(&pod.gpus);
+            let message = if job {
+                format!("`{s}` holds {gpus} in its head pod {after_job}")
+            } else {
+                format!(
+                    "`{s}` holds {gpus} in its head pod: the head runs as long as the cluster \
+                     and no autoscaler removes it"
+                )
+            };
+            let help = if job {
+                format!("{HEAD_HELP}, or set `shutdownAfterJobFinishes: true`")
+            } else {
+                format!(
+                    "{HEAD_HELP}; for batch work, submit a RayJob with \
+                     `shutdownAfterJobFinishes: true`"
+                )
+            };
+            (message, help, (gpu_span, format!("{gpus} on the head")))
+        }
+        Hold::Fixed { pods, field, at } => {
+            secondary.push((gpu_span, format!("{} per pod", per_pod(&pod.gpus))));
+            if let Some(GroupScaling::Autoscaled(a)) = &pod.scaling {
+                if let Value::Known(false, off) = &a.enabled {
+                    secondary.push((off.clone(), "autoscaler off".into()));
+                }
+                if let Some(idle) = &a.idle_timeout {
+                    secondary.push((idle.clone(), "no effect: the autoscaler is off".into()));
+                }
+            }
+            let held = held(Some(*pods), &pod.gpus);
+            let message = if job {
+                format!(
+                    "`{s}` holds {held} in worker group `{g}` {after_job}, and the Ray \
+                     autoscaler is off"
+                )
+            } else {
+                format!(
+                    "`{s}` holds {held} in worker group `{g}` with the Ray autoscaler off: \
+                     nothing scales the group down when the cluster is idle"
+                )
+            };
+            let label = format!("{field}: {}, kept with the autoscaler off", pods_word(*pods));
+            let help = if job { JOB_HELP } else { CLUSTER_HELP };
+            (message, help.to_string(), ((*at).clone(), label))
+        }
+        Hold::Floor { pods, field, at } => {
+            secondary.push((gpu_span, format!("{} per pod", per_pod(&pod.gpus))));
+            let held = held(Some(*pods), &pod.gpus);
+            let message = if job {
+                format!(
+                    "`{s}` holds {held} in worker group `{g}` {after_job}, and the Ray \
+                     autoscaler keeps `{field}` workers"
+                )
+            } else {
+                format!(
+                    "`{s}` never scales worker group `{g}` below {held}: the Ray autoscaler \
+                     keeps `{field}` workers when the cluster is idle"
+                )
+            };
+            let help = if job {
+                "set `shutdownAfterJobFinishes: true` so the cluster is deleted when the job \
+                 ends, or set `minReplicas: 0` on GPU worker groups"
+            } else {
+                "set `minReplicas: 0` on GPU worker groups, so the Ray autoscaler releases idle \
+                 workers after `autoscalerOptions.idleTimeoutSeconds`; for batch work, submit a \
+                 RayJob with `shutdownAfterJobFinishes: true`"
+            };
+            let label = format!("{field}: the autoscaler's floor, {}", pods_word(*pods));
+            (message, help.to_string(), ((*at).clone(), label))
+        }
+    };
+    Some(Report {
+        message,
+        help,
+        subject: s.clone(),
+        primary,
+        secondary,
+    })
+}
+
+fn sleeper_report(
+    w: &Workload,
+    container: &str,
+    pods: Option<u32>,
+    g: &Value<GpuRequest>,
+    (wait, at): (String, Span),
+) -> Report {
+    let held = held(pods, g);
+    let who = if container.is_empty() {
+        "its GPU container".to_string()
+    } else {
+        format!("container `{container}`")
+    };
+    Report {
+        message: format!(
+            "`{}` holds {held} in {who}, whose command ends in `{wait}`: it never exits, so \
+             nothing releases the GPUs",
+            w.subject
+        ),
+        help: "run one-off work as a Job (it ends and frees the GPUs), debug with `kubectl \
+               debug` or a short-lived pod, or scale the workload to 0 while it is idle"
+            .into(),
+        subject: w.subject.clone(),
+        primary: (at, "never exits".into()),
+        secondary: g
+            .span()
+            .map(|sp| (sp.clone(), per_pod(g)))
+            .into_iter()
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    fn argv(words: &[&str]) -> Vec<(String, Span)> {
+        words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| (w.to_string(), Span::new(FileId(0), i * 10..i * 10 + 5)))
+            .collect()
+    }
+
+    /// As the lowerer splits a `sh -c` script: words sharing one span.
+    fn script(s: &str) -> Vec<(String, Span)> {
+        let mut v = argv(&["sh", "-c"]);
+        v.extend(
+            s.split_whitespace()
+                .map(|w| (w.to_string(), Span::new(FileId(0), 100..200))),
+        );
+        v
+    }
+
+    fn wait(a: &[(String, Span)]) -> Option<String> {
+        forever_wait(a).map(|(w, _)| w)
+    }
+
+    #[test]
+    fn forever_waits_are_found() {
+        let some = |s: &str| Some(s.to_string());
+        assert_eq!(wait(&argv(&["sleep", "infinity"])), some("sleep infinity"));
+        assert_eq!(wait(&argv(&["/bin/sleep", "inf"])), some("/bin/sleep inf"));
+        assert_eq!(wait(&argv(&["sleep", "365d"])), some("sleep 365d"));
+        assert_eq!(wait(&argv(&["sleep", "86400"])), some("sleep 86400"));
+        assert_eq!(wait(&argv(&["sleep", "1e9"])), some("sleep 1e9"));
+        assert_eq!(wait(&argv(&["sleep", "12h", "12h"])), some("sleep 12h 12h"));
+        assert_eq!(
+            wait(&argv(&["tail", "-f", "/dev/null"])),
+            some("tail -f /dev/null")
+        );
+        assert_eq!(
+            wait(&script("nvidia-smi && sleep infinity")),
+            some("sleep infinity")
+        );
+        assert_eq!(
+            wait(&script("while true; do sleep 30; done;")),
+            some("while true; do sleep 30; done")
+        );
+        assert_eq!(
+            wait(&script("while :\ndo\n  sleep 3600\ndone")),
+            some("while : do sleep 3600 done")
+        );
+        assert_eq!(
+            wait(&script("trap : TERM INT; sleep infinity & wait")),
+            some("sleep infinity")
+        );
+        assert_eq!(
+            wait(&script("python setup.py >/tmp/log 2>&1; tail -F /dev/null")),
+            some("tail -F /dev/null")
+        );
+        let (_, span) = forever_wait(&argv(&["sleep", "infinity"])).unwrap();
+        assert_eq!(span.range, 0..15, "from `sleep` to its operand");
+    }
+
+    #[test]
+    fn work_and_short_or_unknown_sleeps_are_not_waits() {
+        for a in [
+            argv(&["sleep", "3600"]),
+            argv(&["sleep", "$DURATION"]),
+            argv(&["python", "serve.py"]),
+            argv(&["sleep", "nan"]),
+            script("sleep infinity; python serve.py"),
+            script("sleep infinity &"),
+            script("python train.py; sleep 60"),
+            script("while true; do python poll.py; sleep 60; done"),
+            script("while [ -f /tmp/busy ]; do sleep 30; done"),
+            script("sleep infinity & python serve.py & wait"),
+            argv(&["tail", "/dev/null"]),
+            argv(&["echo", "done"]),
+        ] {
+            assert_eq!(wait(&a), None, "{a:?}");
+        }
+    }
+
+    #[test]
+    fn held_gpus_read_as_a_reviewer_says_them() {
+        let sp = Span::new(FileId(0), 0..1);
+        let g = |n| {
+            Value::Known(
+                GpuRequest {
+                    resource: "nvidia.com/gpu".into(),
+                    count: n,
+                    exact: true,
+                },
+                sp.clone(),
+            )
+        };
+        let placeholder = Value::Known(
+            GpuRequest {
+                resource: "nvidia.com/gpu".into(),
+                count: 1,
+                exact: false,
+            },
+            sp.clone(),
+        );
+        assert_eq!(
+            held(Some(2), &placeholder),
+            "GPUs in 2 pods (count not known, at least 1 each)"
+        );
+        assert_eq!(held(Some(2), &g(4)), "8 GPUs (2 pods × 4 GPUs)");
+        assert_eq!(held(Some(1), &g(1)), "1 GPU");
+        assert_eq!(held(None, &g(1)), "1 GPU per node");
+        assert_eq!(
+            held(Some(3), &Value::Unknown(sp.clone())),
+            "GPUs in 3 pods (count not known, at least 1 each)"
+        );
+    }
+}
