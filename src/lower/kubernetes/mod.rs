@@ -662,7 +662,7 @@ spec:
     spec:
       containers:
         - image: nvcr.io/nvidia/pytorch:24.05-py3
-          command: ["bash", "-c", "cd /workspace && python pretrain.py --steps 100"]
+          command: ["bash", "-c", "cd /workspace&&python pretrain.py; echo done \\\\\n"]
           resources: { limits: { nvidia.com/gpu: 8 } }
 ---
 kind: Deployment

@@ -182,7 +182,13 @@ pub(super) fn argv(
     let mut out = Vec::new();
     for (text, sp) in raw {
         if text.contains(char::is_whitespace) {
-            out.extend(text.split_whitespace().map(|w| {
+            // A shell script: its operators separate words even when written against them
+            // (`train.py;`, `a&&b`), and a line continuation is no word.
+            let spaced = text
+                .replace("&&", " && ")
+                .replace("||", " || ")
+                .replace(';', " ; ");
+            out.extend(spaced.split_whitespace().filter(|w| *w != "\\").map(|w| {
                 (
                     w.trim_matches(|c| c == '"' || c == '\'').to_string(),
                     sp.clone(),
