@@ -10,9 +10,11 @@ pub mod json;
 pub mod junit;
 pub mod sarif;
 
+use std::ops::Range;
+
 use crate::finding::{Label, Severity};
 use crate::lint::Outcome;
-use crate::source::Region;
+use crate::source::{FileId, Region, SourceDb};
 
 /// Where a label is, as the machine formats print it.
 pub struct Location<'a> {
@@ -23,10 +25,15 @@ pub struct Location<'a> {
 impl<'a> Location<'a> {
     /// A label without a span is the start of its file.
     pub fn of(outcome: &'a Outcome, label: &Label) -> Self {
-        let file = outcome.db.get(label.file);
+        Location::at(&outcome.db, label.file, label.span.as_ref())
+    }
+
+    /// A byte range of a file of `db`; `None` is the start of the file.
+    pub fn at(db: &'a SourceDb, file: FileId, span: Option<&Range<usize>>) -> Self {
+        let file = db.get(file);
         Location {
             file: &file.name,
-            region: file.region(&label.span.clone().unwrap_or(0..0)),
+            region: file.region(span.unwrap_or(&(0..0))),
         }
     }
 }
