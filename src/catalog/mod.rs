@@ -29,6 +29,17 @@ pub enum Confidence {
     U,
 }
 
+impl Confidence {
+    /// As `gpulint catalog --format json` and `gpulint inspect` print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::P => "p",
+            Confidence::S => "s",
+            Confidence::U => "u",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Gpu {
@@ -110,6 +121,17 @@ pub enum Interconnect {
     InfinityFabric,
 }
 
+impl Interconnect {
+    /// As `gpulint catalog --format json` and `gpulint inspect` print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Interconnect::Nvlink => "nvlink",
+            Interconnect::Pcie => "pcie",
+            Interconnect::InfinityFabric => "infinityfabric",
+        }
+    }
+}
+
 /// The fastest network between machines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -120,6 +142,20 @@ pub enum Fabric {
     GpudirectTcpxo,
     GpudirectRdma,
     None,
+}
+
+impl Fabric {
+    /// As `gpulint catalog --format json` and `gpulint inspect` print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fabric::Efa => "efa",
+            Fabric::Infiniband => "infiniband",
+            Fabric::GpudirectTcpx => "gpudirecttcpx",
+            Fabric::GpudirectTcpxo => "gpudirecttcpxo",
+            Fabric::GpudirectRdma => "gpudirectrdma",
+            Fabric::None => "none",
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize)]

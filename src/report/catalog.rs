@@ -66,10 +66,6 @@ fn nvlink(g: &Gpu) -> String {
     }
 }
 
-fn lower_debug(x: impl std::fmt::Debug) -> String {
-    format!("{x:?}").to_lowercase()
-}
-
 pub fn human(query: Option<&str>) -> Option<String> {
     let Selection {
         exact,
@@ -132,8 +128,8 @@ fn instance_table(out: &mut String, instances: &[&InstanceType]) {
                 i.row.name,
                 i.gpu.id,
                 i.row.count,
-                lower_debug(i.row.interconnect),
-                lower_debug(i.row.fabric),
+                i.row.interconnect.as_str(),
+                i.row.fabric.as_str(),
                 i.row.confidence
             );
         }
@@ -196,12 +192,12 @@ fn instance_detail(out: &mut String, i: &InstanceType) {
     let _ = writeln!(
         out,
         "  interconnect  {} (between the GPUs of one machine)",
-        lower_debug(r.interconnect)
+        r.interconnect.as_str()
     );
     let _ = writeln!(
         out,
         "  fabric        {}{} (between machines)",
-        lower_debug(r.fabric),
+        r.fabric.as_str(),
         network(r)
     );
     let _ = writeln!(out, "  source        {} [{:?}]", r.source, r.confidence);
@@ -239,7 +235,7 @@ fn gpu_json(g: &Gpu) -> Value {
         "mig": g.mig,
         "mig_profiles": g.mig_profiles,
         "source": g.source,
-        "confidence": lower_debug(g.confidence),
+        "confidence": g.confidence.as_str(),
     })
 }
 
@@ -249,12 +245,12 @@ fn instance_json(i: &InstanceType) -> Value {
         "name": i.row.name,
         "gpu": i.gpu.id,
         "gpu_count": i.row.count,
-        "interconnect": lower_debug(i.row.interconnect),
-        "fabric": lower_debug(i.row.fabric),
+        "interconnect": i.row.interconnect.as_str(),
+        "fabric": i.row.fabric.as_str(),
         "network_gbps": i.row.network_gbps,
         "efa_devices": i.row.efa_devices,
         "source": i.row.source,
-        "confidence": lower_debug(i.row.confidence),
+        "confidence": i.row.confidence.as_str(),
     })
 }
 
