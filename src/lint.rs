@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::discover::{Input, discover};
 use crate::finding::Finding;
 use crate::limits::Limits;
+use crate::model::Inventory;
 use crate::parse::{self, Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb, SourceFile};
 use crate::{filter, lower, rules};
@@ -68,14 +69,12 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     };
     let ignore: Vec<String> = config.ignore.iter().chain(&opts.ignore).cloned().collect();
     let selected = filter::select_rules(select, &ignore)?;
-    let Read {
-        db,
-        parsed,
-        var_files,
-        notes,
-    } = read(opts, stdin)?;
-
-    let model = lower::lower_with(&db, &parsed, &var_files, &config.limits);
+    let (
+        Read {
+            db, parsed, notes, ..
+        },
+        model,
+    ) = read_and_lower(opts, stdin)?;
     let mut findings = filter::finish(
         &db,
         &parsed,
@@ -88,19 +87,59 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
             f.severity = severity;
         }
     }
-    // Freeing every syntax tree of a large tree is a tenth of its run, and nothing waits
-    // for it: a thread of its own does it (the process may end first). Should the thread
-    // not start, the trees are freed here, with the closure that holds them.
-    if parsed.len() > BACKGROUND_DROP {
-        let _ = std::thread::Builder::new()
-            .name("gpulint-free".into())
-            .spawn(move || drop((parsed, model)));
-    }
+    free(parsed.len(), (parsed, model));
     Ok(Outcome {
         db,
         findings,
         notes,
     })
+}
+
+/// What [`inspect`] returns: the inventory the rules would read, and the files it came
+/// from.
+#[derive(Debug)]
+pub struct Inspection {
+    pub db: SourceDb,
+    pub inventory: Inventory,
+    /// Things skipped on the way, for stderr.
+    pub notes: Vec<String>,
+}
+
+/// The pipeline up to the model, without rules: discover → parse → lower (links
+/// included). `gpulint inspect` prints what it returns. `select`, `ignore` and the rule
+/// options of `opts` play no part.
+pub fn inspect(opts: &Options, stdin: impl std::io::Read) -> Result<Inspection, String> {
+    let (
+        Read {
+            db, parsed, notes, ..
+        },
+        inventory,
+    ) = read_and_lower(opts, stdin)?;
+    free(parsed.len(), parsed);
+    Ok(Inspection {
+        db,
+        inventory,
+        notes,
+    })
+}
+
+/// [`read`], then lowering into the model that [`lint`] checks and [`inspect`] shows.
+fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, Inventory), String> {
+    let read = read(opts, stdin)?;
+    let model = lower::lower_with(&read.db, &read.parsed, &read.var_files, &opts.config.limits);
+    Ok((read, model))
+}
+
+/// Frees what a run of `files` files no longer needs. Freeing every syntax tree of a large
+/// tree is a tenth of its run, and nothing waits for it: a thread of its own does it (the
+/// process may end first). Should the thread not start, it is freed here, with the
+/// closure that holds it.
+fn free<T: Send + 'static>(files: usize, garbage: T) {
+    if files > BACKGROUND_DROP {
+        let _ = std::thread::Builder::new()
+            .name("gpulint-free".into())
+            .spawn(move || drop(garbage));
+    }
 }
 
 /// More files than this are freed on a thread of their own.
