@@ -120,22 +120,53 @@ pub struct FitArgs {
     pub format: OutputFormat,
 }
 
+/// What a run reads: the options `check` and `inspect` share.
 #[derive(clap::Args, Debug)]
-pub struct CheckArgs {
-    /// Files and folders to lint; `-` for stdin.
+pub struct InputArgs {
+    /// Files and folders to read; `-` for stdin.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    /// Write the report to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
-    pub output: Option<PathBuf>,
     /// The name to report stdin under; its extension decides how it is read (default YAML).
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<String>,
     /// A Terraform variables file, applied after each module's own tfvars (repeatable).
     #[arg(long, value_name = "FILE")]
     pub var_file: Vec<PathBuf>,
+    /// The configuration file (default: the nearest `.gpulint.toml` from here upward).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Read links found in a folder that lead outside it (by default they are skipped with
+    /// a note, so a link to a secret cannot print it into a log).
+    #[arg(long)]
+    pub follow_external_links: bool,
+}
+
+impl InputArgs {
+    /// The run's options, with its configuration loaded and installed.
+    fn options(&self) -> Result<Options, String> {
+        let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
+        let opts = Options {
+            paths: self.paths.clone(),
+            stdin_filename: self.stdin_filename.clone(),
+            var_files: self.var_file.clone(),
+            follow_external_links: self.follow_external_links,
+            config: Config::load(self.config.as_deref(), &cwd)?,
+            ..Options::default()
+        };
+        opts.config.install()?;
+        Ok(opts)
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
     /// Run only these rules or categories (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
     pub select: Vec<String>,
@@ -149,19 +180,12 @@ pub struct CheckArgs {
     /// Never colour the output (colour is used only on a terminal, and never with NO_COLOR).
     #[arg(long)]
     pub no_color: bool,
-    /// The configuration file (default: the nearest `.gpulint.toml` from here upward).
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
     /// Hide the findings recorded in this baseline; new ones still fail.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
     /// Record this run's findings as a baseline, then report only what it cannot hide.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
-    /// Read links found in a folder that lead outside it (by default they are skipped with
-    /// a note, so a link to a secret cannot print it into a log).
-    #[arg(long)]
-    pub follow_external_links: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -297,17 +321,11 @@ fn fit(a: &FitArgs) -> Result<ExitCode, String> {
 }
 
 fn check(args: &CheckArgs) -> Result<ExitCode, String> {
-    let cwd = std::env::current_dir().map_err(|e| format!("no working directory: {e}"))?;
     let opts = Options {
-        paths: args.paths.clone(),
-        stdin_filename: args.stdin_filename.clone(),
-        var_files: args.var_file.clone(),
         select: args.select.clone(),
         ignore: args.ignore.clone(),
-        follow_external_links: args.follow_external_links,
-        config: Config::load(args.config.as_deref(), &cwd)?,
+        ..args.input.options()?
     };
-    opts.config.install()?;
     // Read before linting, so a bad baseline fails fast.
     let cap = opts
         .config
@@ -319,7 +337,16 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
         .map(|p| Baseline::load(p, cap))
         .transpose()?;
     let mut outcome = lint(&opts, std::io::stdin().lock())?;
-    refuse_overwrite(args, &outcome, opts.config.path.as_deref())?;
+    let targets = [
+        ("--output", args.output.as_deref()),
+        ("--write-baseline", args.write_baseline.as_deref()),
+    ];
+    refuse_overwrite(
+        &targets,
+        args.baseline.as_deref(),
+        &outcome.db,
+        opts.config.path.as_deref(),
+    )?;
     if let Some(path) = &args.write_baseline {
         let (written, n) = Baseline::write(&outcome, path)?;
         outcome.notes.push(format!(
@@ -342,9 +369,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
     for line in &outcome.notes {
         note(line);
     }
-    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let color =
-        to_terminal && !args.no_color && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let color = color(args.output.as_deref(), args.no_color);
     let text = match args.format {
         Format::Human => {
             report::human::render(&outcome, &report::human::Style { color, width: 100 })
@@ -355,15 +380,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
         Format::Github => report::github::render(&outcome),
         Format::Junit => report::junit::render(&outcome),
     };
-    match &args.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?,
-        None => {
-            let mut stdout = std::io::stdout().lock();
-            // A closed pipe (`gpulint check | head`) is not an error of the run.
-            let _ = stdout.write_all(text.as_bytes());
-        }
-    }
+    write_report(args.output.as_deref(), &text)?;
     let threshold = args
         .fail_on
         .map(Severity::from)
@@ -375,6 +392,27 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Colour only on a terminal, never with `--no-color` or `NO_COLOR`.
+fn color(output: Option<&std::path::Path>, no_color: bool) -> bool {
+    output.is_none()
+        && std::io::stdout().is_terminal()
+        && !no_color
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// Writes a report to `--output` or stdout.
+fn write_report(output: Option<&std::path::Path>, text: &str) -> Result<(), String> {
+    match output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| format!("cannot write `{}`: {e}", path.display())),
+        None => {
+            // A closed pipe (`gpulint check | head`) is not an error of the run.
+            out(text);
+            Ok(())
+        }
+    }
 }
 
 /// Writes to stdout. A closed pipe (`gpulint rules | head`) is not an error of the run.
@@ -393,28 +431,25 @@ fn note(line: &str) {
 /// destroy it: refused before anything is written. Rewriting the `--baseline` file with
 /// `--write-baseline` refreshes it, and is allowed.
 fn refuse_overwrite(
-    args: &CheckArgs,
-    outcome: &crate::lint::Outcome,
+    targets: &[(&str, Option<&std::path::Path>)],
+    baseline: Option<&std::path::Path>,
+    db: &crate::source::SourceDb,
     config: Option<&std::path::Path>,
 ) -> Result<(), String> {
     use crate::discover::written_file;
-    let targets = [
-        ("--output", &args.output),
-        ("--write-baseline", &args.write_baseline),
-    ];
     // A file that does not exist yet was not read.
     let targets: Vec<_> = targets
-        .into_iter()
+        .iter()
+        .copied()
         .filter_map(|(flag, p)| {
-            let p = p.as_deref()?;
+            let p = p?;
             Some((flag, p, written_file(p)?))
         })
         .collect();
     if targets.is_empty() {
         return Ok(());
     }
-    let mut read: Vec<(String, Option<crate::discover::WrittenFile>)> = outcome
-        .db
+    let mut read: Vec<(String, Option<crate::discover::WrittenFile>)> = db
         .iter()
         .filter_map(|(_, f)| Some((format!("`{}`", f.name), f.path.as_deref()?)))
         .map(|(n, p)| (n, written_file(p)))
@@ -422,7 +457,7 @@ fn refuse_overwrite(
     if let Some(c) = config {
         read.push((format!("the config `{}`", c.display()), written_file(c)));
     }
-    let baseline = args.baseline.as_deref().and_then(written_file);
+    let baseline = baseline.and_then(written_file);
     for (flag, path, key) in targets {
         let hit = read
             .iter()
