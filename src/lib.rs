@@ -12,6 +12,7 @@ pub mod filter;
 pub mod finding;
 pub mod fingerprint;
 pub mod fit;
+pub mod inspect;
 pub mod limits;
 pub mod lint;
 pub mod lower;

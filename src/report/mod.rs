@@ -6,6 +6,7 @@ pub mod escape;
 pub mod fit;
 pub mod github;
 pub mod human;
+pub mod inspect;
 pub mod json;
 pub mod junit;
 pub mod sarif;
