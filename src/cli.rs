@@ -45,6 +45,9 @@ pub enum Command {
     },
     /// Does a model fit, and where? Memory for inference or training.
     Fit(Box<FitArgs>),
+    /// Print the inventory the rules read: capacity, workloads, roles with their evidence,
+    /// links and unknowns (default: the current folder). `-` reads stdin.
+    Inspect(InspectArgs),
     /// List or look up GPUs and instance types.
     Catalog {
         /// A GPU or instance type name, or part of one (case-insensitive).
@@ -188,6 +191,20 @@ pub struct CheckArgs {
     pub write_baseline: Option<PathBuf>,
 }
 
+#[derive(clap::Args, Debug)]
+pub struct InspectArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
+    /// Write the inventory to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Never colour the output (colour is used only on a terminal, and never with NO_COLOR).
+    #[arg(long)]
+    pub no_color: bool,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Human,
@@ -267,6 +284,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Fit(args) => fit(&args),
+        Command::Inspect(args) => inspect(&args),
         Command::Catalog { query, format } => {
             let listing = match format {
                 OutputFormat::Human => report::catalog::human(query.as_deref()),
@@ -392,6 +410,34 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// `gpulint inspect`: the inventory, never a gate (0 unless the run itself fails).
+fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
+    let opts = args.input.options()?;
+    let inspection = crate::lint::inspect(&opts, std::io::stdin().lock())?;
+    refuse_overwrite(
+        &[("--output", args.output.as_deref())],
+        None,
+        &inspection.db,
+        opts.config.path.as_deref(),
+    )?;
+    for line in &inspection.notes {
+        note(line);
+    }
+    let view = crate::inspect::View::new(&inspection.db, &inspection.inventory);
+    let text = match args.format {
+        OutputFormat::Human => {
+            let files = inspection.db.iter().filter(|(_, f)| f.requested).count();
+            let style = report::inspect::Style {
+                color: color(args.output.as_deref(), args.no_color),
+            };
+            report::inspect::human(&view, files, &style)
+        }
+        OutputFormat::Json => report::inspect::json(&view),
+    };
+    write_report(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Colour only on a terminal, never with `--no-color` or `NO_COLOR`.
