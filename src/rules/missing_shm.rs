@@ -13,13 +13,19 @@ pub const META: RuleMeta = RuleMeta {
 
 pub struct MissingShm;
 
-/// A `medium: Memory` emptyDir mounted at `/dev/shm`.
+/// Shared memory mounted at `/dev/shm`: a `medium: Memory` emptyDir, or the node's own
+/// `/dev/shm` through a hostPath.
 fn has_shm(pod: &PodShape) -> bool {
     pod.containers.iter().any(|c| {
         c.mounts.iter().any(|m| {
             m.path.trim_end_matches('/') == "/dev/shm"
                 && pod.volumes.iter().any(|v| {
-                    v.name == m.volume && v.source == VolumeSource::EmptyDir { memory: true }
+                    v.name == m.volume
+                        && match &v.source {
+                            VolumeSource::EmptyDir { memory } => *memory,
+                            VolumeSource::HostPath(p) => p.trim_end_matches('/') == "/dev/shm",
+                            _ => false,
+                        }
                 })
         })
     })

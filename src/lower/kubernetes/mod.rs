@@ -11,7 +11,8 @@ mod ray;
 use super::intent::{self, Word};
 use crate::catalog::workloads::workloads;
 use crate::model::{
-    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Value, Workload,
+    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Value, Volume, VolumeSource,
+    Workload,
 };
 use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
 use crate::source::FileId;
@@ -133,6 +134,23 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     }
     if pods.is_empty() {
         return;
+    }
+    // A StatefulSet's claim templates are volumes of every pod, by their names.
+    for t in obj
+        .path(&["spec", "volumeClaimTemplates"])
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+    {
+        let Some(name) = t.path(&["metadata", "name"]).and_then(YamlNode::as_str) else {
+            continue;
+        };
+        for p in &mut pods {
+            p.volumes.push(Volume {
+                name: name.to_string(),
+                source: VolumeSource::PersistentClaim(name.to_string()),
+                span: span(file, t),
+            });
+        }
     }
     if let Some(c) = workloads()
         .controllers
