@@ -34,7 +34,9 @@ fn kind_role(obj: &YamlNode, kind: &str, api: &str) -> Option<(Role, String)> {
                 None
             };
         }
-        // Volcano's Job is a batch (training) job; the core Job goes by its shape.
+        // Volcano's Job is a batch (training) job; the core Job goes by its shape. A
+        // RayJob runs any Ray program (training, batch inference, data processing): its
+        // entrypoint decides, read as a command.
         ("Job", "batch.volcano.sh")
         | (
             "PyTorchJob"
@@ -47,8 +49,7 @@ fn kind_role(obj: &YamlNode, kind: &str, api: &str) -> Option<(Role, String)> {
             | "JAXJob"
             | "TrainingRuntime"
             | "ClusterTrainingRuntime"
-            | "ElasticJob"
-            | "RayJob",
+            | "ElasticJob",
             _,
         ) => Role::Training,
         (
@@ -438,18 +439,33 @@ fn role(file: FileId, obj: &YamlNode, kind: &str, api: &str, pods: &[PodShape]) 
     }
     let whole = span(file, obj);
     let containers = pods.iter().flat_map(|p| &p.containers);
+    // A RayJob's `entrypoint` is the command its job runs.
+    let entrypoint = obj
+        .path(&["spec", "entrypoint"])
+        .and_then(|n| Some((n.as_str()?, span(file, n))));
+    let mut facts: Vec<intent::ContainerFacts<'_>> = containers
+        .clone()
+        .map(|c| intent::ContainerFacts {
+            image: c.image.as_deref(),
+            argv: c.argv.iter().map(|(a, _)| a.as_str()).collect(),
+            span: &c.span,
+        })
+        .collect();
+    if let Some((text, sp)) = &entrypoint {
+        facts.insert(
+            0,
+            intent::ContainerFacts {
+                image: None,
+                argv: text.split_whitespace().collect(),
+                span: sp,
+            },
+        );
+    }
     intent::workload(&intent::WorkloadFacts {
         kind,
         hint,
         kind_role: kind_role(obj, kind, api),
-        containers: containers
-            .clone()
-            .map(|c| intent::ContainerFacts {
-                image: c.image.as_deref(),
-                argv: c.argv.iter().map(|(a, _)| a.as_str()).collect(),
-                span: &c.span,
-            })
-            .collect(),
+        containers: facts,
         words,
         gpus: pods.iter().any(|p| match &p.gpus {
             Value::Known(g, _) => g.count > 0,
