@@ -16,7 +16,13 @@ pub const META: RuleMeta = RuleMeta {
 pub struct IdleGpuWorkload;
 
 /// Kinds whose pods run until someone deletes them. A Job ends; a RayService serves.
-const STANDING: [&str; 5] = ["Pod", "Deployment", "StatefulSet", "ReplicaSet", "DaemonSet"];
+const STANDING: [&str; 5] = [
+    "Pod",
+    "Deployment",
+    "StatefulSet",
+    "ReplicaSet",
+    "DaemonSet",
+];
 
 /// A sleep this long is a wait for nothing.
 const DAY_SECONDS: f64 = 86_400.0;
@@ -282,7 +288,10 @@ fn trailing_loop(t: &[Tok<'_>]) -> Option<usize> {
     let head = t
         .iter()
         .rposition(|t| matches!(t, Tok::Word("while" | "until", _)))?;
-    let body_start = head + t[head..].iter().position(|t| matches!(t, Tok::Word("do", _)))?;
+    let body_start = head
+        + t[head..]
+            .iter()
+            .position(|t| matches!(t, Tok::Word("do", _)))?;
     let condition = words(&t[head + 1..body_start]).join(" ");
     let forever = match t[head] {
         Tok::Word("while", _) => matches!(
@@ -324,14 +333,13 @@ fn forever_wait(argv: &[(String, Span)]) -> Option<(String, Span)> {
     loop {
         t = match t {
             // A trailing `;`, and `cmd & wait`: the shell waits for `cmd`.
-            [rest @ .., Tok::Sep(";")] | [rest @ .., Tok::Sep("&"), Tok::Word("wait", _)] => {
-                rest
-            }
-            [rest @ .., Tok::Sep("&"), Tok::Word("wait", _), Tok::Word(arg, _)]
-                if arg.starts_with('$') || arg.bytes().all(|b| b.is_ascii_digit()) =>
-            {
-                rest
-            }
+            [rest @ .., Tok::Sep(";")] | [rest @ .., Tok::Sep("&"), Tok::Word("wait", _)] => rest,
+            [
+                rest @ ..,
+                Tok::Sep("&"),
+                Tok::Word("wait", _),
+                Tok::Word(arg, _),
+            ] if arg.starts_with('$') || arg.bytes().all(|b| b.is_ascii_digit()) => rest,
             _ => break,
         };
     }
@@ -488,7 +496,10 @@ fn ray_report(w: &Workload, pod: &PodShape, h: &Hold<'_>) -> Option<Report> {
                      nothing scales the group down when the cluster is idle"
                 )
             };
-            let label = format!("{field}: {}, kept with the autoscaler off", pods_word(*pods));
+            let label = format!(
+                "{field}: {}, kept with the autoscaler off",
+                pods_word(*pods)
+            );
             let help = if job { JOB_HELP } else { CLUSTER_HELP };
             (message, help.to_string(), ((*at).clone(), label))
         }
