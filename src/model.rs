@@ -613,6 +613,25 @@ pub struct Serving {
     pub span: Span,
 }
 
+impl Serving {
+    /// An engine known to run at `span`, told nothing gpulint reads.
+    pub fn bare(engine: Engine, span: Span) -> Self {
+        Serving {
+            engine,
+            model: None,
+            params: None,
+            precision: None,
+            quantization: None,
+            kv_precision: None,
+            tp: None,
+            pp: None,
+            max_model_len: None,
+            gpu_memory_utilization: None,
+            span,
+        }
+    }
+}
+
 /// A distributed-training launcher.
 #[derive(Clone, Debug)]
 pub struct Launcher {
@@ -630,6 +649,18 @@ pub struct GpuRequest {
     /// `false` when a count was written as a placeholder (`nvidia.com/gpu: $GPUS`): the pod
     /// asks for GPUs, at least one. Rules that need the exact count skip it.
     pub exact: bool,
+}
+
+impl Value<GpuRequest> {
+    /// Whether the pod holds GPUs: a known count above 0, or a count gpulint cannot read
+    /// (at least one).
+    pub fn holds_gpus(&self) -> bool {
+        match self {
+            Value::Known(g, _) => g.count > 0,
+            Value::Unknown(_) => true,
+            Value::Absent => false,
+        }
+    }
 }
 
 impl GpuRequest {

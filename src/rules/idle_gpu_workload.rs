@@ -38,15 +38,6 @@ impl Rule for IdleGpuWorkload {
     }
 }
 
-/// GPUs held: a placeholder count (`$GPUS`, or one gpulint cannot read) holds at least one.
-fn holds_gpus(gpus: &Value<GpuRequest>) -> bool {
-    match gpus {
-        Value::Known(g, _) => g.count > 0,
-        Value::Unknown(_) => true,
-        Value::Absent => false,
-    }
-}
-
 /// What keeps a Ray group's pods up when the cluster has no work.
 enum Hold<'a> {
     /// The head: one pod for the cluster's life.
@@ -126,7 +117,7 @@ fn ray_groups(w: &Workload, cx: &mut RuleContext<'_>) {
         let Some(scaling) = &pod.scaling else {
             continue;
         };
-        if !holds_gpus(&pod.gpus) {
+        if !pod.gpus.holds_gpus() {
             continue;
         }
         if let Some(r) = hold(scaling).and_then(|h| ray_report(w, pod, &h)) {
@@ -145,7 +136,7 @@ fn sleepers(w: &Workload, cx: &mut RuleContext<'_>) {
             (_, Value::Absent) => Some(1),
         };
         for c in &pod.containers {
-            if !holds_gpus(&c.gpus) {
+            if !c.gpus.holds_gpus() {
                 continue;
             }
             let Some(wait) = forever_wait(&c.argv) else {

@@ -118,19 +118,7 @@ pub(super) fn serving(
                 span: c.span.clone(),
             },
             // What other engines are told is not read: the engine alone is known.
-            Engine::Other(_) => Serving {
-                engine,
-                model: None,
-                params: None,
-                precision: None,
-                quantization: None,
-                kv_precision: None,
-                tp: None,
-                pp: None,
-                max_model_len: None,
-                gpu_memory_utilization: None,
-                span: c.span.clone(),
-            },
+            Engine::Other(_) => Serving::bare(engine, c.span.clone()),
             Engine::Sglang | Engine::Hint => Serving {
                 engine,
                 model: flag_str(a, &["--model-path", "--model"]),
@@ -163,20 +151,11 @@ pub(super) fn serving(
         return found;
     }
     let to_span = |r: std::ops::Range<usize>| Span::new(file, r);
-    let mut s = found.unwrap_or_else(|| Serving {
-        engine: Engine::Hint,
-        model: None,
-        params: None,
-        precision: None,
-        quantization: None,
-        kv_precision: None,
-        tp: None,
-        pp: None,
-        max_model_len: None,
-        gpu_memory_utilization: None,
-        span: containers
+    let mut s = found.unwrap_or_else(|| {
+        let span = containers
             .first()
-            .map_or_else(|| to_span(0..0), |c| c.span.clone()),
+            .map_or_else(|| to_span(0..0), |c| c.span.clone());
+        Serving::bare(Engine::Hint, span)
     });
     if let Some((m, r)) = model {
         s.model = Some((m, to_span(r)));

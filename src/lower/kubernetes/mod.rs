@@ -83,6 +83,14 @@ fn span(file: FileId, n: &YamlNode) -> Span {
     Span::new(file, n.span.clone())
 }
 
+/// A count written at `n`: known when it is a whole number that fits, else unknown.
+fn count(file: FileId, n: &YamlNode) -> Value<u32> {
+    match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
+        Some(r) => Value::Known(r, span(file, n)),
+        None => Value::Unknown(span(file, n)),
+    }
+}
+
 fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     let Some(kind) = obj.get("kind").and_then(YamlNode::as_str) else {
         return;
@@ -336,17 +344,13 @@ fn group_name(name: &str, ancestors: &[(&YamlNode, String)]) -> String {
 ///
 /// A JobSet's replicated job multiplies its Job's `parallelism` by its own `replicas`.
 fn replicas(file: FileId, ancestors: &[(&YamlNode, String)]) -> Value<u32> {
-    let count = |n: &YamlNode| match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
-        Some(r) => Value::Known(r, span(file, n)),
-        None => Value::Unknown(span(file, n)),
-    };
     let mut found = Value::Absent;
     for (a, _) in ancestors.iter().rev().take(3) {
         if let Some(n) = ["replicas", "parallelism", "maxReplicas", "size", "numNodes"]
             .iter()
             .find_map(|k| a.get(k))
         {
-            found = count(n);
+            found = count(file, n);
             break;
         }
     }
@@ -362,7 +366,7 @@ fn replicas(file: FileId, ancestors: &[(&YamlNode, String)]) -> Value<u32> {
             Value::Absent => Value::Known(1, span(file, n)),
             other => other,
         };
-        return match (count(n), per_job) {
+        return match (count(file, n), per_job) {
             (Value::Known(r, sp), Value::Known(p, _)) => Value::Known(r.saturating_mul(p), sp),
             (Value::Unknown(sp), _) | (_, Value::Unknown(sp)) => Value::Unknown(sp),
             (_, other) => other,
@@ -379,20 +383,14 @@ fn leader_worker_counts(
     pods: &mut [PodShape],
 ) -> Option<(u32, Span)> {
     let spec = obj.get("spec")?;
-    let groups = match spec.get("replicas") {
-        Some(n) => n
-            .as_u64()
-            .and_then(|r| u32::try_from(r).ok())
-            .map(|r| (r, span(file, n))),
+    // Each defaults to 1; a value that is no count is unknown.
+    let read = |n: Option<&YamlNode>| match n.map(|n| count(file, n)) {
+        Some(Value::Known(r, sp)) => Some((r, sp)),
+        Some(_) => None,
         None => Some((1, span(file, spec))),
     };
-    let size = match spec.path(&["leaderWorkerTemplate", "size"]) {
-        Some(n) => n
-            .as_u64()
-            .and_then(|r| u32::try_from(r).ok())
-            .map(|r| (r, span(file, n))),
-        None => Some((1, span(file, spec))),
-    };
+    let groups = read(spec.get("replicas"));
+    let size = read(spec.path(&["leaderWorkerTemplate", "size"]));
     let has_leader = pods.iter().any(|p| p.group == "leaderTemplate");
     for p in pods.iter_mut() {
         p.replicas = match (&groups, &size) {
@@ -467,11 +465,7 @@ fn role(file: FileId, obj: &YamlNode, kind: &str, api: &str, pods: &[PodShape]) 
         kind_role: kind_role(obj, kind, api),
         containers: facts,
         words,
-        gpus: pods.iter().any(|p| match &p.gpus {
-            Value::Known(g, _) => g.count > 0,
-            Value::Unknown(_) => true,
-            Value::Absent => false,
-        }),
+        gpus: pods.iter().any(|p| p.gpus.holds_gpus()),
         serves_http: containers.clone().any(|c| c.listens),
         whole: &whole,
     })
@@ -484,7 +478,8 @@ mod tests {
     use crate::parse::yaml;
     use crate::source::{FileKind, SourceFile};
 
-    fn lower_text(text: &str) -> Inventory {
+    /// The inventory of one YAML text, for the lowerer's tests (here and in its modules).
+    pub(super) fn lower_text(text: &str) -> Inventory {
         let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
         let s = yaml::parse(&f);
         assert!(s.error.is_none(), "{:?}", s.error);

@@ -1,7 +1,7 @@
 //! Pod specs: containers, GPUs, volumes, node requirements and what they select.
 
 use super::engines::{launcher, serving};
-use super::{span, text};
+use super::{count, span, text};
 use crate::catalog::catalog;
 use crate::catalog::kubernetes::ResourceKind;
 use crate::model::{
@@ -91,13 +91,9 @@ pub(super) fn train_job_pod(
 ) -> PodShape {
     let c = container(file, trainer);
     let mut p = pod(file, "trainer".into(), trainer, Value::Absent, annotations);
-    p.replicas = match trainer.get("numNodes") {
-        Some(n) => match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
-            Some(r) => Value::Known(r, span(file, n)),
-            None => Value::Unknown(span(file, n)),
-        },
-        None => Value::Absent,
-    };
+    p.replicas = trainer
+        .get("numNodes")
+        .map_or(Value::Absent, |n| count(file, n));
     if let Some(res) = trainer.get("resourcesPerNode") {
         p.gpus = gpus_of(file, [res]);
     }
@@ -113,10 +109,7 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
     let mut p = pod(file, "workspace".into(), resource, Value::Absent, None);
     p.generated_by = Some("Kaito");
     p.replicas = match resource.get("count") {
-        Some(n) => match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
-            Some(r) => Value::Known(r, span(file, n)),
-            None => Value::Unknown(span(file, n)),
-        },
+        Some(n) => count(file, n),
         // Kaito's default is one node.
         None => Value::Known(1, span(file, resource)),
     };
@@ -146,20 +139,11 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
             Value::Known(g, sp) => Some((g.count, sp.clone())),
             _ => None,
         };
+        // A preset's precision and engine settings are Kaito's own, chosen for the
+        // instance types it supports: its model is not sized here.
         p.serving = Some(Serving {
-            engine: Engine::Other("Kaito"),
-            // A preset's precision and engine settings are Kaito's own, chosen for the
-            // instance types it supports: not sized here.
-            model: None,
-            params: None,
-            precision: None,
-            quantization: None,
-            kv_precision: None,
             tp,
-            pp: None,
-            max_model_len: None,
-            gpu_memory_utilization: None,
-            span: span(file, obj),
+            ..Serving::bare(Engine::Other("Kaito"), span(file, obj))
         });
     }
     Some(p)

@@ -6,7 +6,7 @@
 //! KubeRay's fields say about them, matched by the pod spec's span.
 
 use super::span;
-use crate::model::{Autoscale, GroupScaling, PodShape, Span, Value};
+use crate::model::{Autoscale, GroupScaling, PodShape, Value};
 use crate::parse::yaml::YamlNode;
 use crate::source::FileId;
 
@@ -141,32 +141,14 @@ fn flag(file: FileId, node: Option<&YamlNode>) -> Value<bool> {
 
 /// A count field; `null` is the default, as if not written.
 fn count(file: FileId, node: Option<&YamlNode>) -> Value<u32> {
-    match node.filter(|n| !n.is_null()) {
-        None => Value::Absent,
-        Some(n) => {
-            let sp: Span = span(file, n);
-            match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
-                Some(r) => Value::Known(r, sp),
-                None => Value::Unknown(sp),
-            }
-        }
-    }
+    node.filter(|n| !n.is_null())
+        .map_or(Value::Absent, |n| super::count(file, n))
 }
 
 #[cfg(test)]
 mod tests {
-    use crate::model::{GroupScaling, Inventory, Value};
-    use crate::parse::yaml;
-    use crate::source::{FileId, FileKind, SourceFile};
-
-    fn lower_text(text: &str) -> Inventory {
-        let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
-        let s = yaml::parse(&f);
-        assert!(s.error.is_none(), "{:?}", s.error);
-        let mut out = Inventory::default();
-        super::super::lower(FileId(0), &s.docs, &mut out);
-        out
-    }
+    use super::super::tests::lower_text;
+    use crate::model::{GroupScaling, Value};
 
     #[test]
     fn groups_carry_how_they_scale() {
