@@ -219,6 +219,9 @@ pub struct Workload<'a> {
     /// or gpulint cannot tell.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spans_pods: Option<Field<'a, u32>>,
+    /// `false` when `spans_pods` is a lower bound (a replica count is a placeholder).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub spans_exact: Option<bool>,
     /// Runs a fabric benchmark (nccl-tests): neither trains nor serves.
     pub benchmark: bool,
     /// Tears itself down once its work is done (a RayJob's settings).
@@ -535,7 +538,11 @@ impl<'a> Cx<'a> {
             name: w.name.as_deref(),
             at: self.at(&w.span),
             role: self.role(&w.role),
-            spans_pods: self.written(w.spans.as_ref(), |n| *n),
+            spans_pods: w
+                .spans
+                .as_ref()
+                .map(|s| Field::Known(s.pods, self.at(&s.span))),
+            spans_exact: w.spans.as_ref().map(|s| s.exact),
             benchmark: w.benchmark,
             ends: self.value(&w.ends, |b| *b),
             pods: w.pods.iter().map(|p| self.pod(p)).collect(),

@@ -476,7 +476,7 @@ pub struct Workload {
     /// Pods that one run of the work spreads over and that must talk across nodes (a
     /// multi-node launcher, a LeaderWorkerSet group, a distributed job's multi-GPU pods),
     /// with the span that says so. `None`: it does not, or gpulint cannot tell.
-    pub spans: Option<(u32, Span)>,
+    pub spans: Option<Spread>,
     /// Runs a fabric benchmark (nccl-tests): it measures the network, and neither trains
     /// nor serves; rules about feeding or wiring GPUs do not judge it.
     pub benchmark: bool,
@@ -488,13 +488,34 @@ pub struct Workload {
     pub ends: Value<bool>,
 }
 
+/// Pods that must talk across nodes: an exact count, or a lower bound when a count it
+/// rests on is a placeholder (`replicas: $WORKERS` is at least one pod).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spread {
+    pub pods: u32,
+    /// `false`: at least `pods`.
+    pub exact: bool,
+    pub span: Span,
+}
+
+impl std::fmt::Display for Spread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !self.exact {
+            f.write_str("at least ")?;
+        }
+        write!(f, "{}", self.pods)
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct PodShape {
     /// The replica group: `template`, `Master`, `Worker`.
     pub group: String,
     /// The pod spec (`spec.template.spec` or the Pod's `spec`).
     pub span: Span,
-    /// Pods in the group. `Absent` for a DaemonSet (one per node).
+    /// Pods in the group. `Absent` for a DaemonSet (one per node). `Unknown`: written
+    /// as a placeholder (`$WORKERS`, a Helm expression), which Kubernetes would need to be
+    /// a count: see [`PodShape::replicas_at_least`].
     pub replicas: Value<u32>,
     /// GPUs each pod asks for, summed over its containers.
     pub gpus: Value<GpuRequest>,
@@ -525,6 +546,19 @@ pub struct PodShape {
     pub generated_by: Option<&'static str>,
     /// The controller that mounts a memory-backed `/dev/shm` in this pod itself (KubeRay).
     pub shm_by: Option<&'static str>,
+}
+
+impl PodShape {
+    /// Pods in the group as far as it is certain: the count when known, 1 when not
+    /// written (Kubernetes' default), and at least 1 when written as a placeholder (a
+    /// group that is written runs). The flag says whether the count is exact.
+    pub fn replicas_at_least(&self) -> (u32, bool) {
+        match &self.replicas {
+            Value::Known(n, _) => (*n, true),
+            Value::Absent => (1, true),
+            Value::Unknown(_) => (1, false),
+        }
+    }
 }
 
 /// A pod's word on the fast fabric: devices it requests, networks it joins, or a switch.

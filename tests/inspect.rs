@@ -193,6 +193,7 @@ fn json_matches_the_schema() {
         "\"value\": \"mixed\"",
         "\"params\": {",
         "\"spans_pods\": {",
+        "\"spans_exact\": false",
         "\"ends\": {",
         "\"exact\": false",
         "\"kind\": \"single\"",

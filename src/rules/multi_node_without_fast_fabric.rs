@@ -95,9 +95,10 @@ fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     if w.role.known().is_none() {
         return;
     }
-    let Some((nodes, span)) = &w.spans else {
+    let Some(spread) = &w.spans else {
         return;
     };
+    let (nodes, span) = (spread, &spread.span);
     if w.pods
         .iter()
         .any(|p| p.fabric.as_ref().is_some_and(|f| f.on))

@@ -11,8 +11,8 @@ mod ray;
 use super::intent::{self, Word};
 use crate::catalog::workloads::workloads;
 use crate::model::{
-    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Value, Volume, VolumeSource,
-    Workload,
+    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Value, Volume,
+    VolumeSource, Workload,
 };
 use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
 use crate::source::FileId;
@@ -201,9 +201,10 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
 
 /// How many pods one run of the work spreads over when they must talk across nodes: a
 /// launcher's `--nnodes` over 1, a LeaderWorkerSet group of several pods, or a distributed
-/// job's GPU pods of 2 or more GPUs each, two or more in all. `None` when it does not, or
-/// a count it would need is unknown.
-fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Option<(u32, Span)> {
+/// job's GPU pods of 2 or more GPUs each, two or more in all (a group whose count is a
+/// placeholder counts as at least one). `None` when it does not, or a count it would need
+/// is unknown.
+fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Option<Spread> {
     const DISTRIBUTED: [&str; 8] = [
         "PyTorchJob",
         "MPIJob",
@@ -214,15 +215,20 @@ fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Optio
         "RayJob",
         "RayCluster",
     ];
+    let exact = |pods: u32, span: Span| Spread {
+        pods,
+        exact: true,
+        span,
+    };
     if let Some(l) = pods
         .iter()
         .filter_map(|p| p.launcher.as_ref())
         .find(|l| l.nnodes > Some(1))
     {
-        return Some((l.nnodes?, l.span.clone()));
+        return Some(exact(l.nnodes?, l.span.clone()));
     }
     if let Some((n, sp)) = lws_group {
-        return (n > 1).then_some((n, sp));
+        return (n > 1).then(|| exact(n, sp));
     }
 
     // A plain Job's pods may be independent tasks: only a launcher says they talk.
@@ -233,7 +239,7 @@ fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Optio
         .iter()
         .filter(|p| p.gpus.known().is_some_and(|g| g.count > 0))
         .collect();
-    let mut total = 0u32;
+    let (mut total, mut all_exact) = (0u32, true);
     for p in &gpu_pods {
         if p.gpus
             .known()
@@ -242,22 +248,19 @@ fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Optio
         {
             return None;
         }
-        total = total.saturating_add(match &p.replicas {
-            Value::Known(n, _) => *n,
-            Value::Absent => 1,
-            Value::Unknown(_) => return None,
-        });
+        let (n, exact) = p.replicas_at_least();
+        total = total.saturating_add(n);
+        all_exact &= exact;
     }
     let first = gpu_pods.first()?;
-    (total > 1).then(|| {
-        (
-            total,
-            first
-                .gpus
-                .span()
-                .cloned()
-                .unwrap_or_else(|| first.span.clone()),
-        )
+    (total > 1).then(|| Spread {
+        pods: total,
+        exact: all_exact,
+        span: first
+            .gpus
+            .span()
+            .cloned()
+            .unwrap_or_else(|| first.span.clone()),
     })
 }
 
@@ -874,11 +877,11 @@ spec:
             groups,
             [("leaderTemplate", Some(&2)), ("workerTemplate", Some(&6))]
         );
-        assert_eq!(lws.spans.as_ref().map(|s| s.0), Some(4));
+        assert_eq!(lws.spans.as_ref().map(|s| s.pods), Some(4));
         let js = &inv.workloads[1];
         assert_eq!(js.pods[0].group, "workers");
         assert_eq!(js.pods[0].replicas.known(), Some(&8));
-        assert_eq!(js.spans.as_ref().map(|s| s.0), Some(8));
+        assert_eq!(js.spans.as_ref().map(|s| s.pods), Some(8));
         let f = js.pods[0].fabric.as_ref().unwrap();
         assert!(f.on);
         assert_eq!(f.what, "requests `vpc.amazonaws.com/efa`");
