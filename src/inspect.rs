@@ -393,6 +393,8 @@ pub struct Serving<'a> {
     pub kv_precision: Option<Field<'a, &'a str>>,
     pub tp: Option<Field<'a, u32>>,
     pub pp: Option<Field<'a, u32>>,
+    /// Data-parallel copies of the model in the pod.
+    pub dp: Option<Field<'a, u32>>,
     pub max_model_len: Option<Field<'a, u64>>,
     pub gpu_memory_utilization: Option<Field<'a, f64>>,
 }
@@ -675,6 +677,7 @@ impl<'a> Cx<'a> {
             kv_precision: self.written(s.kv_precision.as_ref(), String::as_str),
             tp: self.written(s.tp.as_ref(), |n| *n),
             pp: self.written(s.pp.as_ref(), |n| *n),
+            dp: self.written(s.dp.as_ref(), |n| *n),
             max_model_len: self.written(s.max_model_len.as_ref(), |n| *n),
             gpu_memory_utilization: self.written(s.gpu_memory_utilization.as_ref(), |u| *u),
         }

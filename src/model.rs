@@ -641,6 +641,9 @@ pub struct Serving {
     pub kv_precision: Option<(String, Span)>,
     pub tp: Option<(u32, Span)>,
     pub pp: Option<(u32, Span)>,
+    /// Data-parallel ranks this pod runs, each a whole copy of the model (vLLM's
+    /// `--data-parallel-size-local`, else `--data-parallel-size`; SGLang's `--dp-size`).
+    pub dp: Option<(u32, Span)>,
     pub max_model_len: Option<(u64, Span)>,
     pub gpu_memory_utilization: Option<(f64, Span)>,
     /// The container that runs it.
@@ -659,6 +662,7 @@ impl Serving {
             kv_precision: None,
             tp: None,
             pp: None,
+            dp: None,
             max_model_len: None,
             gpu_memory_utilization: None,
             span,

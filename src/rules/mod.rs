@@ -262,6 +262,8 @@ pub struct Served {
     /// of the flag when written.
     pub tp: (u32, Option<Span>),
     pub pp: u32,
+    /// Data-parallel copies in the pod, with the span of the flag when written.
+    pub dp: (u32, Option<Span>),
 }
 
 /// Reads a pod's serving engine into a memory request. `None` when anything it needs is
@@ -341,6 +343,10 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
         None => (1, None),
     };
     let pp = s.pp.as_ref().map_or(1, |(p, _)| *p);
+    let dp = s
+        .dp
+        .as_ref()
+        .map_or((1, None), |(d, span)| (*d, Some(span.clone())));
     let context = s
         .max_model_len
         .as_ref()
@@ -372,5 +378,6 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
         model_span,
         tp,
         pp,
+        dp,
     })
 }

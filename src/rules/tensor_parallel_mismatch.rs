@@ -20,7 +20,8 @@ pub struct TensorParallelMismatch;
 impl Rule for TensorParallelMismatch {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
-            if MULTI_NODE_KINDS.contains(&w.kind.as_str()) {
+            // An engine spread over several pods has a share of its GPUs in each.
+            if MULTI_NODE_KINDS.contains(&w.kind.as_str()) || w.spans.is_some() {
                 continue;
             }
             for pod in &w.pods {
@@ -29,27 +30,33 @@ impl Rule for TensorParallelMismatch {
                     continue;
                 };
                 let (tp, tp_span) = &s.tp;
-                let want = tp.saturating_mul(s.pp);
+                let (dp, _) = &s.dp;
+                let want = tp.saturating_mul(s.pp).saturating_mul(*dp);
+                let layout = if *dp > 1 {
+                    format!("tensor {tp} × pipeline {} × data {dp}", s.pp)
+                } else {
+                    format!("tensor {tp} × pipeline {}", s.pp)
+                };
                 let at = tp_span.clone().unwrap_or_else(|| gpus_span.clone());
+                let ranks = if *dp > 1 { " × data-parallel ranks" } else { "" };
                 let help = format!(
-                    "make `--tensor-parallel-size` × `--pipeline-parallel-size` equal the GPUs the \
-                     pod requests ({})",
+                    "make `--tensor-parallel-size` × `--pipeline-parallel-size`{ranks} equal the \
+                     GPUs the pod requests ({})",
                     given.count
                 );
                 if want != given.count {
                     let message = if want > given.count {
                         format!(
-                            "`{}` asks the engine for {want} GPUs (tensor {tp} × pipeline {}) but the \
-                             pod requests {}: it cannot start",
-                            w.subject, s.pp, given.count
+                            "`{}` asks the engine for {want} GPUs ({layout}) but the pod requests \
+                             {}: it cannot start",
+                            w.subject, given.count
                         )
                     } else {
                         format!(
-                            "`{}` requests {} GPUs but the engine uses {want} (tensor {tp} × pipeline \
-                             {}): {} GPUs sit idle and bill",
+                            "`{}` requests {} GPUs but the engine uses {want} ({layout}): {} GPUs \
+                             sit idle and bill",
                             w.subject,
                             given.count,
-                            s.pp,
                             given.count - want
                         )
                     };
@@ -57,7 +64,7 @@ impl Rule for TensorParallelMismatch {
                         message,
                         help,
                         subject: w.subject.clone(),
-                        primary: (at, format!("tensor {tp} × pipeline {}", s.pp)),
+                        primary: (at, layout),
                         secondary: vec![(
                             gpus_span.clone(),
                             format!("{} GPUs requested", given.count),

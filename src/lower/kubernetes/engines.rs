@@ -97,6 +97,8 @@ pub(super) fn serving(
                     kv_precision: flag_str(a, &["--kv-cache-dtype"]),
                     tp: flag_num(a, &["--tensor-parallel-size", "-tp"]),
                     pp: flag_num(a, &["--pipeline-parallel-size", "-pp"]),
+                    dp: flag_num(a, &["--data-parallel-size-local", "-dpl"])
+                        .or_else(|| flag_num(a, &["--data-parallel-size", "-dp"])),
                     max_model_len: flag_num(a, &["--max-model-len"]),
                     gpu_memory_utilization: flag_num(a, &["--gpu-memory-utilization"]),
                     span: c.span.clone(),
@@ -112,6 +114,7 @@ pub(super) fn serving(
                 tp: env_or(flag_str(a, &["--num-shard"]), "NUM_SHARD")
                     .and_then(|(v, s)| Some((v.parse().ok()?, s))),
                 pp: None,
+                dp: None,
                 max_model_len: env_or(flag_str(a, &["--max-total-tokens"]), "MAX_TOTAL_TOKENS")
                     .and_then(|(v, s)| Some((v.parse().ok()?, s))),
                 gpu_memory_utilization: None,
@@ -127,7 +130,8 @@ pub(super) fn serving(
                 quantization: flag_str(a, &["--quantization"]),
                 kv_precision: flag_str(a, &["--kv-cache-dtype"]),
                 tp: flag_num(a, &["--tp", "--tp-size", "--tensor-parallel-size"]),
-                pp: None,
+                pp: flag_num(a, &["--pp", "--pp-size", "--pipeline-parallel-size"]),
+                dp: flag_num(a, &["--dp", "--dp-size", "--data-parallel-size"]),
                 max_model_len: flag_num(a, &["--context-length"]),
                 gpu_memory_utilization: flag_num(a, &["--mem-fraction-static"]),
                 span: c.span.clone(),
