@@ -397,6 +397,10 @@ pub struct Serving<'a> {
     pub dp: Option<Field<'a, u32>>,
     pub max_model_len: Option<Field<'a, u64>>,
     pub gpu_memory_utilization: Option<Field<'a, f64>>,
+    /// Numeric settings written where gpulint cannot evaluate them (`$TP`): rules that
+    /// size the engine skip it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<At<'a>>,
 }
 
 #[derive(Serialize)]
@@ -680,6 +684,7 @@ impl<'a> Cx<'a> {
             dp: self.written(s.dp.as_ref(), |n| *n),
             max_model_len: self.written(s.max_model_len.as_ref(), |n| *n),
             gpu_memory_utilization: self.written(s.gpu_memory_utilization.as_ref(), |u| *u),
+            unknown: s.unknown.iter().map(|sp| self.at(sp)).collect(),
         }
     }
 

@@ -646,6 +646,9 @@ pub struct Serving {
     pub dp: Option<(u32, Span)>,
     pub max_model_len: Option<(u64, Span)>,
     pub gpu_memory_utilization: Option<(f64, Span)>,
+    /// Numeric settings written where gpulint cannot evaluate them
+    /// (`--tensor-parallel-size $TP`): rules that size the engine skip it.
+    pub unknown: Vec<Span>,
     /// The container that runs it.
     pub span: Span,
 }
@@ -665,6 +668,7 @@ impl Serving {
             dp: None,
             max_model_len: None,
             gpu_memory_utilization: None,
+            unknown: Vec::new(),
             span,
         }
     }

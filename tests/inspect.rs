@@ -194,6 +194,8 @@ fn json_matches_the_schema() {
         "\"params\": {",
         "\"spans_pods\": {",
         "\"spans_exact\": false",
+        "\"dp\": {",
+        "\"unknown\": [\n",
         "\"ends\": {",
         "\"exact\": false",
         "\"kind\": \"single\"",

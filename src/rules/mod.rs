@@ -272,7 +272,7 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
     use crate::fit::models::resolve;
     use crate::fit::{Precision, Quant, vllm_default_utilization};
     use crate::model::{Engine, Value};
-    let s = pod.serving.as_ref()?;
+    let s = pod.serving.as_ref().filter(|s| s.unknown.is_empty())?;
     let gpus = match &pod.gpus {
         Value::Known(g, _) if g.exact && !g.resource.contains("mig-") => g.count,
         _ => return None,
@@ -343,10 +343,9 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
         None => (1, None),
     };
     let pp = s.pp.as_ref().map_or(1, |(p, _)| *p);
-    let dp = s
-        .dp
-        .as_ref()
-        .map_or((1, None), |(d, span)| (*d, Some(span.clone())));
+    let dp =
+        s.dp.as_ref()
+            .map_or((1, None), |(d, span)| (*d, Some(span.clone())));
     let context = s
         .max_model_len
         .as_ref()

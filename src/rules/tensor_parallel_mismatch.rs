@@ -38,7 +38,11 @@ impl Rule for TensorParallelMismatch {
                     format!("tensor {tp} × pipeline {}", s.pp)
                 };
                 let at = tp_span.clone().unwrap_or_else(|| gpus_span.clone());
-                let ranks = if *dp > 1 { " × data-parallel ranks" } else { "" };
+                let ranks = if *dp > 1 {
+                    " × data-parallel ranks"
+                } else {
+                    ""
+                };
                 let help = format!(
                     "make `--tensor-parallel-size` × `--pipeline-parallel-size`{ranks} equal the \
                      GPUs the pod requests ({})",

@@ -33,13 +33,60 @@ fn flag<'a>(argv: &'a [(String, Span)], names: &[&str]) -> Option<(&'a str, &'a 
     None
 }
 
-fn flag_num<T: std::str::FromStr>(argv: &[(String, Span)], names: &[&str]) -> Option<(T, Span)> {
-    let (v, sp) = flag(argv, names)?;
-    Some((v.parse().ok()?, sp.clone()))
+/// A numeric flag's value, or `None`; a value that is no number (`--tensor-parallel-size
+/// $TP`) is recorded in `unknown`, so rules that size the engine skip it.
+fn flag_num<T: std::str::FromStr>(
+    argv: &[(String, Span)],
+    names: &[&str],
+    unknown: &mut Vec<Span>,
+) -> Option<(T, Span)> {
+    number(flag_str(argv, names), unknown)
+}
+
+/// A number read from text written at a span, or `None` (recorded in `unknown`).
+fn number<T: std::str::FromStr>(
+    v: Option<(String, Span)>,
+    unknown: &mut Vec<Span>,
+) -> Option<(T, Span)> {
+    let (v, sp) = v?;
+    match v.parse() {
+        Ok(n) => Some((n, sp)),
+        Err(_) => {
+            unknown.push(sp);
+            None
+        }
+    }
 }
 
 fn flag_str(argv: &[(String, Span)], names: &[&str]) -> Option<(String, Span)> {
     flag(argv, names).map(|(v, s)| (v.to_string(), s.clone()))
+}
+
+/// What vLLM is told by its arguments, run by the container at `span`.
+pub(super) fn vllm(a: &[(String, Span)], span: Span) -> Serving {
+    // `vllm serve MODEL`: the model is the word after `serve` unless a flag.
+    let positional = a
+        .windows(2)
+        .find(|w| w[0].0 == "serve" && !w[1].0.starts_with('-'))
+        .map(|w| (w[1].0.clone(), w[1].1.clone()));
+    let mut unknown = Vec::new();
+    let u = &mut unknown;
+    Serving {
+        engine: Engine::Vllm,
+        model: positional.or_else(|| flag_str(a, &["--model"])),
+        params: None,
+        precision: flag_str(a, &["--dtype"]),
+        quantization: flag_str(a, &["--quantization", "-q"]),
+        kv_precision: flag_str(a, &["--kv-cache-dtype"]),
+        tp: flag_num(a, &["--tensor-parallel-size", "-tp"], u),
+        pp: flag_num(a, &["--pipeline-parallel-size", "-pp"], u),
+        dp: flag_num(a, &["--data-parallel-size-local", "-dpl"], u)
+            .or_else(|| flag_num(a, &["--data-parallel-size", "-dp"], u)),
+        max_model_len: flag_num(a, &["--max-model-len"], u),
+        gpu_memory_utilization: flag_num(a, &["--gpu-memory-utilization"], u),
+        unknown,
+        span,
+    }
 }
 
 /// The serving engine a pod runs, from its containers' commands and images and the
@@ -82,60 +129,50 @@ pub(super) fn serving(
             })
         };
         let s = match engine {
-            Engine::Vllm => {
-                // `vllm serve MODEL`: the model is the word after `serve` unless a flag.
-                let positional = a
-                    .windows(2)
-                    .find(|w| w[0].0 == "serve" && !w[1].0.starts_with('-'))
-                    .map(|w| (w[1].0.clone(), w[1].1.clone()));
+            Engine::Vllm => vllm(a, c.span.clone()),
+            Engine::Tgi => {
+                let mut unknown = Vec::new();
+                let u = &mut unknown;
                 Serving {
                     engine,
-                    model: positional.or_else(|| flag_str(a, &["--model"])),
+                    model: env_or(flag_str(a, &["--model-id"]), "MODEL_ID"),
                     params: None,
-                    precision: flag_str(a, &["--dtype"]),
-                    quantization: flag_str(a, &["--quantization", "-q"]),
-                    kv_precision: flag_str(a, &["--kv-cache-dtype"]),
-                    tp: flag_num(a, &["--tensor-parallel-size", "-tp"]),
-                    pp: flag_num(a, &["--pipeline-parallel-size", "-pp"]),
-                    dp: flag_num(a, &["--data-parallel-size-local", "-dpl"])
-                        .or_else(|| flag_num(a, &["--data-parallel-size", "-dp"])),
-                    max_model_len: flag_num(a, &["--max-model-len"]),
-                    gpu_memory_utilization: flag_num(a, &["--gpu-memory-utilization"]),
+                    precision: env_or(flag_str(a, &["--dtype"]), "DTYPE"),
+                    quantization: env_or(flag_str(a, &["--quantize"]), "QUANTIZE"),
+                    kv_precision: None,
+                    tp: number(env_or(flag_str(a, &["--num-shard"]), "NUM_SHARD"), u),
+                    pp: None,
+                    dp: None,
+                    max_model_len: number(
+                        env_or(flag_str(a, &["--max-total-tokens"]), "MAX_TOTAL_TOKENS"),
+                        u,
+                    ),
+                    gpu_memory_utilization: None,
+                    unknown,
                     span: c.span.clone(),
                 }
             }
-            Engine::Tgi => Serving {
-                engine,
-                model: env_or(flag_str(a, &["--model-id"]), "MODEL_ID"),
-                params: None,
-                precision: env_or(flag_str(a, &["--dtype"]), "DTYPE"),
-                quantization: env_or(flag_str(a, &["--quantize"]), "QUANTIZE"),
-                kv_precision: None,
-                tp: env_or(flag_str(a, &["--num-shard"]), "NUM_SHARD")
-                    .and_then(|(v, s)| Some((v.parse().ok()?, s))),
-                pp: None,
-                dp: None,
-                max_model_len: env_or(flag_str(a, &["--max-total-tokens"]), "MAX_TOTAL_TOKENS")
-                    .and_then(|(v, s)| Some((v.parse().ok()?, s))),
-                gpu_memory_utilization: None,
-                span: c.span.clone(),
-            },
             // What other engines are told is not read: the engine alone is known.
             Engine::Other(_) => Serving::bare(engine, c.span.clone()),
-            Engine::Sglang | Engine::Hint => Serving {
-                engine,
-                model: flag_str(a, &["--model-path", "--model"]),
-                params: None,
-                precision: flag_str(a, &["--dtype"]),
-                quantization: flag_str(a, &["--quantization"]),
-                kv_precision: flag_str(a, &["--kv-cache-dtype"]),
-                tp: flag_num(a, &["--tp", "--tp-size", "--tensor-parallel-size"]),
-                pp: flag_num(a, &["--pp", "--pp-size", "--pipeline-parallel-size"]),
-                dp: flag_num(a, &["--dp", "--dp-size", "--data-parallel-size"]),
-                max_model_len: flag_num(a, &["--context-length"]),
-                gpu_memory_utilization: flag_num(a, &["--mem-fraction-static"]),
-                span: c.span.clone(),
-            },
+            Engine::Sglang | Engine::Hint => {
+                let mut unknown = Vec::new();
+                let u = &mut unknown;
+                Serving {
+                    engine,
+                    model: flag_str(a, &["--model-path", "--model"]),
+                    params: None,
+                    precision: flag_str(a, &["--dtype"]),
+                    quantization: flag_str(a, &["--quantization"]),
+                    kv_precision: flag_str(a, &["--kv-cache-dtype"]),
+                    tp: flag_num(a, &["--tp", "--tp-size", "--tensor-parallel-size"], u),
+                    pp: flag_num(a, &["--pp", "--pp-size", "--pipeline-parallel-size"], u),
+                    dp: flag_num(a, &["--dp", "--dp-size", "--data-parallel-size"], u),
+                    max_model_len: flag_num(a, &["--context-length"], u),
+                    gpu_memory_utilization: flag_num(a, &["--mem-fraction-static"], u),
+                    unknown,
+                    span: c.span.clone(),
+                }
+            }
         };
         found = Some(s);
         break;

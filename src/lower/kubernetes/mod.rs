@@ -5,6 +5,7 @@
 
 mod engines;
 mod karpenter;
+mod llmisvc;
 mod pods;
 mod ray;
 
@@ -125,6 +126,8 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
         });
     let annotations = obj.path(&["metadata", "annotations"]);
     let mut pods = Vec::new();
+    // The size of a group of pods that serve or train together (a LeaderWorkerSet).
+    let mut group = None;
     if kind == "Pod" {
         if let Some(spec) = obj.get("spec") {
             let mut p = pod(file, "spec".into(), spec, Value::Absent, annotations);
@@ -133,6 +136,12 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
         }
     } else if kind == "Workspace" && api.starts_with("kaito.sh/") {
         pods.extend(kaito_pod(file, obj));
+    } else if kind == "LLMInferenceService" && api.starts_with("serving.kserve.io/") {
+        if let Some(spec) = obj.get("spec") {
+            let (p, size) = llmisvc::lower(file, spec, annotations);
+            pods = p;
+            group = size;
+        }
     } else if let Some(spec) = obj.get("spec") {
         find_pods(file, spec, "spec", &mut Vec::new(), annotations, &mut pods);
         if kind == "TrainJob"
@@ -170,11 +179,9 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
             p.shm_by = Some(c.name.as_str());
         }
     }
-    let group = if kind == "LeaderWorkerSet" {
-        leader_worker_counts(file, obj, &mut pods)
-    } else {
-        None
-    };
+    if kind == "LeaderWorkerSet" {
+        group = leader_worker_counts(file, obj, &mut pods);
+    }
     let ends = ray::lower(file, obj, kind, api, &mut pods);
     let role = role(file, obj, kind, api, &pods);
     if role.known() == Some(&Role::Training) {
