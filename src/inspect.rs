@@ -782,6 +782,7 @@ fn engine(e: model::Engine) -> &'static str {
         E::Vllm => "vllm",
         E::Tgi => "tgi",
         E::Sglang => "sglang",
+        E::Nim => "nim",
         E::Other(name) => name,
         E::Hint => "hint",
     }

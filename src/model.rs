@@ -622,6 +622,9 @@ pub enum Engine {
     Vllm,
     Tgi,
     Sglang,
+    /// NVIDIA NIM: it picks a profile (precision, parallelism) for the GPUs it finds
+    /// unless its environment names one.
+    Nim,
     /// Another engine the catalog knows (Triton, NIM, TensorRT-LLM…), by name: its flags
     /// are not read.
     Other(&'static str),

@@ -325,6 +325,8 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
                 "auto" => (spec.map_or(Precision::Bf16, |s| s.dtype), Quant::None),
                 _ => return None,
             },
+            // NIM picks a profile's precision for the GPUs it finds (FP8 on Hopper).
+            (None, None) if s.engine == Engine::Nim => return None,
             (None, None) => (spec.map_or(Precision::Bf16, |s| s.dtype), Quant::None),
         },
     };
@@ -339,7 +341,7 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
     // Engine defaults: TGI shards over every GPU it sees; vLLM and SGLang use one.
     let tp = match &s.tp {
         Some((t, span)) => (*t, Some(span.clone())),
-        None if s.engine == Engine::Tgi => (gpus, None),
+        None if matches!(s.engine, Engine::Tgi | Engine::Nim) => (gpus, None),
         None => (1, None),
     };
     let pp = s.pp.as_ref().map_or(1, |(p, _)| *p);

@@ -89,6 +89,58 @@ pub(super) fn vllm(a: &[(String, Span)], span: Span) -> Serving {
     }
 }
 
+/// What NVIDIA NIM for LLMs is told by its environment: the model (`NIM_MODEL_PATH`,
+/// `NIM_MODEL_NAME`, else the model its image is built for, `nvcr.io/nim/meta/llama-3.1-8b-instruct`),
+/// `NIM_TENSOR_PARALLEL_SIZE`, `NIM_PIPELINE_PARALLEL_SIZE`, `NIM_MAX_MODEL_LEN`, and the
+/// precision and parallelism a readable `NIM_MODEL_PROFILE` names
+/// (`vllm-bf16-tp2-pp1`; a profile hash says nothing).
+fn nim(c: &Container, repo: Option<&str>) -> Serving {
+    let env = |var: &str| {
+        c.env
+            .iter()
+            .find(|(k, _, _)| k == var)
+            .map(|(_, v, s)| (v.clone(), s.clone()))
+    };
+    let mut unknown = Vec::new();
+    let u = &mut unknown;
+    let model = env("NIM_MODEL_PATH")
+        .or_else(|| env("NIM_MODEL_NAME"))
+        .and_then(|(m, s)| {
+            let m = m.strip_prefix("hf://").unwrap_or(&m);
+            // A local path or another store names no model gpulint can look up.
+            (!m.starts_with('/') && !m.contains("://")).then(|| (m.to_string(), s))
+        })
+        .or_else(|| {
+            let path = repo?.strip_prefix("nvcr.io/nim/")?;
+            // `nvidia/llm-nim` is the multi-model container: the model comes from its env.
+            (path.contains('/') && !path.ends_with("/llm-nim"))
+                .then(|| (path.to_string(), c.span.clone()))
+        });
+    let mut s = Serving {
+        model,
+        tp: number(env("NIM_TENSOR_PARALLEL_SIZE"), u),
+        pp: number(env("NIM_PIPELINE_PARALLEL_SIZE"), u),
+        max_model_len: number(env("NIM_MAX_MODEL_LEN"), u),
+        ..Serving::bare(Engine::Nim, c.span.clone())
+    };
+    s.unknown = unknown;
+    if let Some((profile, sp)) = env("NIM_MODEL_PROFILE") {
+        for word in profile.split('-') {
+            let n = |p: &str| word.strip_prefix(p).and_then(|n| n.parse::<u32>().ok());
+            if let Some(t) = n("tp") {
+                s.tp.get_or_insert((t, sp.clone()));
+            } else if let Some(p) = n("pp") {
+                s.pp.get_or_insert((p, sp.clone()));
+            } else if matches!(word, "bf16" | "fp16" | "fp8" | "int8") {
+                s.precision = Some((word.to_string(), sp.clone()));
+            } else if word.contains("awq") || word.contains("gptq") || word.contains("fp4") {
+                s.quantization = Some((word.to_string(), sp.clone()));
+            }
+        }
+    }
+    s
+}
+
 /// The serving engine a pod runs, from its containers' commands and images and the
 /// `gpulint.dev/*` annotations.
 pub(super) fn serving(
@@ -117,6 +169,7 @@ pub(super) fn serving(
             "vllm" => Engine::Vllm,
             "tgi" => Engine::Tgi,
             "sglang" => Engine::Sglang,
+            "nim" => Engine::Nim,
             _ => Engine::Other(program.name.as_str()),
         };
         // TGI reads its launcher flags from the environment too (`MODEL_ID`, `NUM_SHARD`).
@@ -152,6 +205,7 @@ pub(super) fn serving(
                     span: c.span.clone(),
                 }
             }
+            Engine::Nim => nim(c, repo.as_deref()),
             // What other engines are told is not read: the engine alone is known.
             Engine::Other(_) => Serving::bare(engine, c.span.clone()),
             Engine::Sglang | Engine::Hint => {
