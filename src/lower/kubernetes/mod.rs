@@ -153,12 +153,29 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     if pods.is_empty() {
         return;
     }
-    // A StatefulSet's claim templates are volumes of every pod, by their names.
-    for t in obj
+    // Claim templates are volumes of every pod, by their names: a StatefulSet's, and a
+    // JobSet's `volumeClaimPolicies` (also inside a Kubeflow training runtime's JobSet).
+    let policies = [
+        obj.path(&["spec", "volumeClaimPolicies"]),
+        obj.path(&["spec", "template", "spec", "volumeClaimPolicies"]),
+    ];
+    let claim_templates = obj
         .path(&["spec", "volumeClaimTemplates"])
         .and_then(YamlNode::items)
         .unwrap_or_default()
-    {
+        .iter()
+        .chain(
+            policies
+                .into_iter()
+                .flatten()
+                .flat_map(|p| p.items().unwrap_or_default())
+                .flat_map(|p| {
+                    p.get("templates")
+                        .and_then(YamlNode::items)
+                        .unwrap_or_default()
+                }),
+        );
+    for t in claim_templates {
         let Some(name) = t.path(&["metadata", "name"]).and_then(YamlNode::as_str) else {
             continue;
         };
