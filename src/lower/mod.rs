@@ -269,7 +269,7 @@ pub fn lower_with(
             });
         }
         if let (FileKind::Yaml, Syntax::Yaml(docs)) = (file.kind, &parsed[id.0 as usize].syntax) {
-            kubernetes::lower(id, docs, &mut inv);
+            kubernetes::lower(id, file, docs, &mut inv);
         }
     }
 

@@ -236,6 +236,60 @@ pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
     stream
 }
 
+/// The YAML document written inside a literal block scalar (`serveConfigV2: |`), with
+/// spans in the outer file. `None` when `node` is no literal block scalar or its text is
+/// no YAML mapping or list (the tool that reads the string reports that, not gpulint).
+///
+/// Only the scalar's own lines are read again, within the default limits: a document
+/// can only hold as much as the file it sits in.
+pub fn parse_embedded(file: &SourceFile, node: &YamlNode) -> Option<YamlNode> {
+    // The node's span starts at its text: its line must follow a header ending in `|`.
+    let text = &file.text;
+    let before = text.get(..node.span.start)?;
+    let start = before.rfind('\n')? + 1;
+    if !before[start..].bytes().all(|b| b == b' ') || node.as_str().is_none() {
+        return None;
+    }
+    let header = &before[before[..start - 1].rfind('\n').map_or(0, |i| i + 1)..start - 1];
+    let header = header.split(" #").next().unwrap_or(header).trim_end();
+    if !header
+        .trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit())
+        .ends_with('|')
+    {
+        return None;
+    }
+    let inner = SourceFile::new(
+        file.name.clone(),
+        None,
+        file.kind,
+        file.text.get(start..node.span.end)?.into(),
+        false,
+    );
+    let mut root = parse_text(&inner, &Limits::default())
+        .docs
+        .into_iter()
+        .next()?
+        .root;
+    if matches!(root.value, YamlValue::Scalar(_)) {
+        return None;
+    }
+    shift(&mut root, start);
+    Some(root)
+}
+
+/// Moves every span of a tree `by` bytes.
+fn shift(node: &mut YamlNode, by: usize) {
+    node.span = node.span.start + by..node.span.end + by;
+    match &mut node.value {
+        YamlValue::Scalar(_) => {}
+        YamlValue::Seq(items) => items.iter_mut().for_each(|i| shift(i, by)),
+        YamlValue::Map(entries) => entries.iter_mut().for_each(|(k, v)| {
+            shift(k, by);
+            shift(v, by);
+        }),
+    }
+}
+
 /// The text with every line break inside a flow collection (`[…]`, `{…}`) or a quoted
 /// scalar turned into a space, and comments in flow collections blanked. `None` when
 /// there is none to change.
@@ -652,6 +706,25 @@ mod tests {
         let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
         let s = parse(&f);
         (f, s)
+    }
+
+    #[test]
+    fn embedded_documents_keep_outer_spans() {
+        let text = "spec:\n  serveConfigV2: |\n    applications:\n    - name: llms\n      args: {tp: 2}\n  other: x\n";
+        let (f, s) = load(text);
+        let n = s.docs[0].root.path(&["spec", "serveConfigV2"]).unwrap();
+        let inner = parse_embedded(&f, n).unwrap();
+        let name = inner.path(&["applications"]).unwrap().items().unwrap()[0]
+            .get("name")
+            .unwrap();
+        assert_eq!(&text[name.span.clone()], "llms");
+        let tp = inner.path(&["applications"]).unwrap().items().unwrap()[0]
+            .path(&["args", "tp"])
+            .unwrap();
+        assert_eq!(&text[tp.span.clone()], "2");
+        // Not a literal block: nothing to read.
+        let other = s.docs[0].root.path(&["spec", "other"]).unwrap();
+        assert!(parse_embedded(&f, other).is_none());
     }
 
     #[test]

@@ -44,7 +44,7 @@ fn flag_num<T: std::str::FromStr>(
 }
 
 /// A number read from text written at a span, or `None` (recorded in `unknown`).
-fn number<T: std::str::FromStr>(
+pub(super) fn number<T: std::str::FromStr>(
     v: Option<(String, Span)>,
     unknown: &mut Vec<Span>,
 ) -> Option<(T, Span)> {

@@ -16,7 +16,7 @@ use crate::model::{
     VolumeSource, Workload,
 };
 use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
-use crate::source::FileId;
+use crate::source::{FileId, SourceFile};
 use engines::serving;
 use karpenter::karpenter_node_pool;
 use pods::{container, fabric, gpus_of, kaito_pod, pod, train_job_pod};
@@ -70,9 +70,10 @@ fn kind_role(obj: &YamlNode, kind: &str, api: &str) -> Option<(Role, String)> {
     Some((role, format!("{kind}, {what}")))
 }
 
-pub fn lower(file: FileId, docs: &[YamlDoc], out: &mut Inventory) {
+/// Lowers the documents of `source`, the file `file`.
+pub fn lower(file: FileId, source: &SourceFile, docs: &[YamlDoc], out: &mut Inventory) {
     for doc in docs {
-        lower_object(file, &doc.root, out);
+        lower_object(file, source, &doc.root, out);
     }
 }
 
@@ -92,7 +93,7 @@ fn count(file: FileId, n: &YamlNode) -> Value<u32> {
     }
 }
 
-fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
+fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut Inventory) {
     let Some(kind) = obj.get("kind").and_then(YamlNode::as_str) else {
         return;
     };
@@ -102,7 +103,7 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
             .and_then(YamlNode::items)
             .unwrap_or_default()
         {
-            lower_object(file, item, out);
+            lower_object(file, source, item, out);
         }
         return;
     }
@@ -199,7 +200,7 @@ fn lower_object(file: FileId, obj: &YamlNode, out: &mut Inventory) {
     if kind == "LeaderWorkerSet" {
         group = leader_worker_counts(file, obj, &mut pods);
     }
-    let ends = ray::lower(file, obj, kind, api, &mut pods);
+    let ends = ray::lower(file, source, obj, kind, api, &mut pods);
     let role = role(file, obj, kind, api, &pods);
     if role.known() == Some(&Role::Training) {
         // An engine inside a training job does rollouts or evaluation (verl, NeMo-RL):
@@ -511,7 +512,7 @@ mod tests {
         let s = yaml::parse(&f);
         assert!(s.error.is_none(), "{:?}", s.error);
         let mut out = Inventory::default();
-        lower(FileId(0), &s.docs, &mut out);
+        lower(FileId(0), &f, &s.docs, &mut out);
         out
     }
 

@@ -3,17 +3,20 @@
 //! cluster down when the job is done.
 //!
 //! The pods themselves are found by the generic pod-spec search; this only adds what
-//! KubeRay's fields say about them, matched by the pod spec's span.
+//! KubeRay's fields say about them, matched by the pod spec's span, and what a RayService's
+//! Ray Serve LLM application (in `serveConfigV2`) tells vLLM.
 
+use super::engines::number;
 use super::span;
-use crate::model::{Autoscale, GroupScaling, PodShape, Value};
-use crate::parse::yaml::YamlNode;
-use crate::source::FileId;
+use crate::model::{Autoscale, Engine, GroupScaling, PodShape, Serving, Value};
+use crate::parse::yaml::{YamlNode, parse_embedded};
+use crate::source::{FileId, SourceFile};
 
 /// Marks the head and worker groups of a RayCluster, RayJob or RayService with how they
 /// scale, and returns whether a RayJob ends its cluster (`Absent` for anything else).
 pub(super) fn lower(
     file: FileId,
+    source: &SourceFile,
     obj: &YamlNode,
     kind: &str,
     api: &str,
@@ -30,6 +33,11 @@ pub(super) fn lower(
     };
     if let Some(cluster) = cluster {
         scaling(file, cluster, pods);
+    }
+    if kind == "RayService"
+        && let Some(config) = obj.path(&["spec", "serveConfigV2"])
+    {
+        serve_llm(file, source, config, pods);
     }
     if kind == "RayJob" {
         obj.get("spec").map_or(Value::Absent, |s| job_ends(file, s))
@@ -71,6 +79,62 @@ fn scaling(file: FileId, cluster: &YamlNode, pods: &mut [PodShape]) {
             }),
         );
     }
+}
+
+/// A Ray Serve LLM application's model on the GPU worker group that runs it. Read only
+/// when it is certain which pods serve which model: one LLM config, one worker group with
+/// GPUs. Its vLLM is told `engine_kwargs`; Ray places each replica's `tensor × pipeline`
+/// GPUs on that group's pods.
+fn serve_llm(file: FileId, source: &SourceFile, config: &YamlNode, pods: &mut [PodShape]) {
+    let Some(config) = parse_embedded(source, config) else {
+        return;
+    };
+    let llms: Vec<&YamlNode> = config
+        .get("applications")
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|app| app.get("args"))
+        .flat_map(|args| {
+            let many = args.get("llm_configs").and_then(YamlNode::items);
+            many.map_or_else(
+                || args.get("llm_config").into_iter().collect(),
+                |l| l.iter().collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let [llm] = llms[..] else { return };
+    let mut gpu_groups = pods
+        .iter_mut()
+        .filter(|p| matches!(p.scaling, Some(GroupScaling::Autoscaled(_))) && p.gpus.holds_gpus());
+    let (Some(pod), None) = (gpu_groups.next(), gpu_groups.next()) else {
+        return;
+    };
+    let at = |n: &YamlNode| span(file, n);
+    let text = |n: Option<&YamlNode>| n.and_then(|n| Some((n.as_str()?.to_string(), at(n))));
+    let kwargs = llm.get("engine_kwargs");
+    let kw = |k: &str| kwargs.and_then(|e| e.get(k));
+    let mut unknown = Vec::new();
+    let u = &mut unknown;
+    let loading = llm.get("model_loading_config");
+    let model = text(loading.and_then(|l| l.get("model_source")))
+        .or_else(|| text(loading.and_then(|l| l.get("model_id"))));
+    let tp = number(text(kw("tensor_parallel_size")), u);
+    let pp = number(text(kw("pipeline_parallel_size")), u);
+    let max_model_len = number(text(kw("max_model_len")), u);
+    let gpu_memory_utilization = number(text(kw("gpu_memory_utilization")), u);
+    pod.serving = Some(Serving {
+        model,
+        precision: text(kw("dtype")),
+        quantization: text(kw("quantization")),
+        kv_precision: text(kw("kv_cache_dtype")),
+        tp,
+        pp,
+        max_model_len,
+        gpu_memory_utilization,
+        unknown,
+        ..Serving::bare(Engine::Vllm, at(llm))
+    });
 }
 
 /// Whether a RayJob deletes its cluster when the job is done: `shutdownAfterJobFinishes:
