@@ -156,6 +156,19 @@ pub struct Capacity {
     pub labels: Vec<(String, String, Span)>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
     pub stop: Vec<Stop>,
+    /// The language it is written in, so advice is given in that language.
+    pub written_in: Dialect,
+}
+
+/// The language a capacity is written in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Dialect {
+    #[default]
+    Terraform,
+    /// An eksctl `ClusterConfig` node group.
+    Eksctl,
+    /// A Karpenter `NodePool`.
+    Karpenter,
 }
 
 impl Inventory {
@@ -183,6 +196,7 @@ impl Capacity {
             role: Inferred::default(),
             labels: Vec::new(),
             stop: Vec::new(),
+            written_in: Dialect::Terraform,
         }
     }
 

@@ -74,6 +74,18 @@ struct File {
     accelerator_label: Vec<KeyRow>,
     zone_label: Vec<KeyRow>,
     resource: Vec<ResourceRow>,
+    eksctl: Eksctl,
+}
+
+/// eksctl's defaults for what a node group leaves out.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Eksctl {
+    /// Nodes in a group that writes neither `minSize` nor `desiredCapacity`.
+    pub default_node_count: u64,
+    /// The maximum of a managed group whose maximum would otherwise be 0.
+    pub default_max_size: u64,
+    pub source: String,
 }
 
 /// A label that names GPU models.
@@ -94,6 +106,7 @@ pub struct Vocabulary {
     pub accelerator_labels: Vec<KeyRow>,
     pub zone_labels: Vec<KeyRow>,
     pub resources: Vec<ResourceRow>,
+    pub eksctl: Eksctl,
 }
 
 impl Vocabulary {
@@ -131,6 +144,7 @@ impl Vocabulary {
             accelerator_labels: f.accelerator_label,
             zone_labels: f.zone_label,
             resources: f.resource,
+            eksctl: f.eksctl,
         })
     }
 

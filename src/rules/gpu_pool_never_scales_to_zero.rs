@@ -3,7 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label, nodes};
 use crate::finding::{Category, Severity};
-use crate::model::{Capacity, CapacityKind, Inventory, Provider, Value};
+use crate::model::{Capacity, CapacityKind, Dialect, Inventory, Provider, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -69,6 +69,10 @@ impl Rule for GpuPoolNeverScalesToZero {
 }
 
 fn help(c: &Capacity) -> &'static str {
+    if c.written_in == Dialect::Eksctl {
+        return "set `minSize: 0` on the node group and let the cluster autoscaler or Karpenter add \
+                GPU nodes when GPU pods are pending";
+    }
     match (c.provider, c.kind) {
         (Provider::Aws, CapacityKind::NodePool) => {
             "set `scaling_config { min_size = 0 }` and let the cluster autoscaler or Karpenter \

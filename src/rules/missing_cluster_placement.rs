@@ -3,7 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label};
 use crate::finding::{Category, Severity};
-use crate::model::{Inventory, Placement, Provider, Role, Value};
+use crate::model::{Capacity, Dialect, Inventory, Placement, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -37,7 +37,7 @@ impl Rule for MissingClusterPlacement {
                     c.subject,
                     describe(machines[0])
                 ) + &because(&c.role),
-                help: help(c.provider).into(),
+                help: help(c).into(),
                 subject: c.subject.clone(),
                 primary: (c.header.clone(), "no cluster placement".into()),
                 secondary: vec![(span.clone(), gpu_label(machines[0]))],
@@ -46,8 +46,12 @@ impl Rule for MissingClusterPlacement {
     }
 }
 
-fn help(provider: Provider) -> &'static str {
-    match provider {
+fn help(c: &Capacity) -> &'static str {
+    if c.written_in == Dialect::Eksctl {
+        return "set `efaEnabled: true` (eksctl then creates a cluster placement group for the \
+                group) or name a cluster placement group in `placement: { groupName: ... }`";
+    }
+    match c.provider {
         Provider::Aws => {
             "create an `aws_placement_group` with `strategy = \"cluster\"` and set it as the \
              group's `placement_group` (or the launch template's `placement { group_name }`)"

@@ -5,7 +5,7 @@
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe};
 use crate::catalog::{Fabric, catalog};
 use crate::finding::{Category, Severity};
-use crate::model::{Inventory, PodShape, Provider, Role, Value, Workload};
+use crate::model::{Capacity, Dialect, Inventory, PodShape, Provider, Role, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -51,7 +51,7 @@ impl Rule for MultiNodeWithoutFastFabric {
                     c.subject,
                     describe(m)
                 ) + &because(&c.role),
-                help: help(c.provider).into(),
+                help: help(c).into(),
                 subject: c.subject.clone(),
                 primary: (span.clone(), format!("supports {name}, not set up")),
                 secondary: Vec::new(),
@@ -206,8 +206,12 @@ fn fabric_name(f: Fabric) -> &'static str {
     }
 }
 
-fn help(provider: Provider) -> &'static str {
-    match provider {
+fn help(c: &Capacity) -> &'static str {
+    if c.written_in == Dialect::Eksctl {
+        return "set `efaEnabled: true` on the node group (eksctl adds the EFA interfaces, their \
+                security group and a cluster placement group) and install the EFA device plugin";
+    }
+    match c.provider {
         Provider::Aws => {
             "launch the nodes from an `aws_launch_template` with `network_interfaces { \
  interface_type = \"efa\" }` (one per EFA device) and an EFA-enabled AMI"

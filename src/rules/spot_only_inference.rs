@@ -2,7 +2,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, pod_spot_only};
 use crate::finding::{Category, Severity};
-use crate::model::{Capacity, Inventory, Market, Provider, Role, Value};
+use crate::model::{Capacity, Dialect, Inventory, Market, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -71,7 +71,7 @@ impl Rule for SpotOnlyInference {
                     c.subject,
                     describe(machines[0])
                 ) + &because(&c.role),
-                help: help(c.provider).into(),
+                help: help(c).into(),
                 subject: c.subject.clone(),
                 primary: (market_span.clone(), "spot only".into()),
                 secondary: vec![(machine_span.clone(), gpu_label(machines[0]))],
@@ -80,8 +80,20 @@ impl Rule for SpotOnlyInference {
     }
 }
 
-fn help(provider: Provider) -> &'static str {
-    match provider {
+fn help(c: &Capacity) -> &'static str {
+    match c.written_in {
+        Dialect::Eksctl => {
+            return "keep an on-demand baseline: a second managed node group without `spot: \
+                    true` (minSize 1) beside the spot one, or `instancesDistribution.\
+                    onDemandBaseCapacity` on a self-managed group";
+        }
+        Dialect::Karpenter => {
+            return "allow `on-demand` in the NodePool's `karpenter.sh/capacity-type` \
+                    requirement: Karpenter falls back to it when spot capacity runs out";
+        }
+        Dialect::Terraform => {}
+    }
+    match c.provider {
         Provider::Aws => {
             "keep an on-demand baseline: a second node group with `capacity_type = \"ON_DEMAND\"` \
              (min 1) beside the spot one, or `on_demand_base_capacity` in the ASG's mixed \

@@ -3,7 +3,7 @@
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe};
 use crate::catalog::catalog;
 use crate::finding::{Category, Severity};
-use crate::model::{Inventory, Provider, Role, Value};
+use crate::model::{Capacity, Dialect, Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -80,7 +80,7 @@ impl Rule for TrainingAcrossZones {
                     describe(machines[0]),
                     zones.describe()
                 ) + &because(&c.role),
-                help: help(c.provider).into(),
+                help: help(c).into(),
                 subject: c.subject.clone(),
                 primary: (zones_span.clone(), "more than one zone".into()),
                 secondary: Vec::new(),
@@ -89,8 +89,18 @@ impl Rule for TrainingAcrossZones {
     }
 }
 
-fn help(provider: Provider) -> &'static str {
-    match provider {
+fn help(c: &Capacity) -> &'static str {
+    match c.written_in {
+        Dialect::Eksctl => {
+            return "pin the training node group to one zone: `availabilityZones: [\"<zone>\"]`";
+        }
+        Dialect::Karpenter => {
+            return "restrict the NodePool to one zone with a `topology.kubernetes.io/zone` \
+                    requirement";
+        }
+        Dialect::Terraform => {}
+    }
+    match c.provider {
         Provider::Aws => "give the training group subnets of one availability zone",
         Provider::Gcp => "pin the training pool to one zone with `node_locations = [\"<zone>\"]`",
         Provider::Azure => "pin the training pool to one zone (`zones = [\"1\"]`)",

@@ -2,7 +2,7 @@
 
 use super::{span, text};
 use crate::catalog::catalog;
-use crate::model::{Capacity, CapacityKind, Market, Provider, Scale, Span, Value, Zones};
+use crate::model::{Capacity, CapacityKind, Dialect, Market, Provider, Scale, Span, Value, Zones};
 use crate::parse::yaml::YamlNode;
 use crate::source::FileId;
 
@@ -23,6 +23,7 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
         CapacityKind::NodePool,
         header,
     );
+    c.written_in = Dialect::Karpenter;
     let template = obj.path(&["spec", "template"]);
     let reqs = template
         .and_then(|t| t.path(&["spec", "requirements"]))

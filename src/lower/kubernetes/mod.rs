@@ -3,6 +3,7 @@
 //! anything else, found by a generic pod-spec search), the serving engines and training
 //! launchers their containers run, and Karpenter NodePools as capacity.
 
+mod eksctl;
 mod engines;
 mod karpenter;
 mod llmisvc;
@@ -113,6 +114,10 @@ fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut Inv
         .unwrap_or_default();
     if kind == "NodePool" && api.starts_with("karpenter.sh/") {
         out.capacity.push(karpenter_node_pool(file, obj));
+        return;
+    }
+    if kind == "ClusterConfig" && api.starts_with("eksctl.io/") {
+        out.capacity.extend(eksctl::node_groups(file, obj));
         return;
     }
     // A name Kubernetes generates is shown by its prefix: `sample-job-*`.
