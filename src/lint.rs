@@ -385,7 +385,7 @@ fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64, limits: &Limits) -> (Sou
     // Text, and what stopped it from being parsed: not read, or not text.
     let (text, stopped) = match read {
         Ok(bytes) => {
-            let (text, problem) = parse::decode(&bytes);
+            let (text, problem) = parse::decode(&bytes, input.kind);
             (text, problem.map(Parsed::failed))
         }
         Err(why) => (Arc::from(""), Some(Parsed::unread(why))),

@@ -78,7 +78,28 @@ impl Parsed {
 
 /// Bytes to text: strips a UTF-8 BOM; text that is not UTF-8, or holds NUL bytes, is
 /// reported rather than parsed. The returned text is what spans index into.
-pub fn decode(bytes: &[u8]) -> (Arc<str>, Option<SyntaxError>) {
+///
+/// YAML may also be UTF-16 with a byte-order mark (the YAML spec allows it, and kubectl
+/// reads it; Windows editors write it): it is turned into UTF-8 text here. Terraform and
+/// JSON must be UTF-8.
+pub fn decode(bytes: &[u8], kind: FileKind) -> (Arc<str>, Option<SyntaxError>) {
+    if kind == FileKind::Yaml {
+        if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+            return decode_utf16(rest, u16::from_le_bytes);
+        }
+        if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+            return decode_utf16(rest, u16::from_be_bytes);
+        }
+        // Without a mark, the YAML spec tells UTF-16 by its first character, which is
+        // ASCII: a NUL byte before it (big-endian) or after it (little-endian).
+        match bytes {
+            [0, a, ..] if *a != 0 => return decode_utf16(bytes, u16::from_be_bytes),
+            [a, 0, b, ..] if *a != 0 && *b != 0 => {
+                return decode_utf16(bytes, u16::from_le_bytes);
+            }
+            _ => {}
+        }
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(text) => match text.find('\0') {
@@ -104,6 +125,35 @@ pub fn decode(bytes: &[u8]) -> (Arc<str>, Option<SyntaxError>) {
             )
         }
     }
+}
+
+/// UTF-16 after its byte-order mark, as UTF-8 text. A unit that is no character (a lone
+/// surrogate, an odd last byte) makes the file not text, reported where the text stops.
+fn decode_utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16) -> (Arc<str>, Option<SyntaxError>) {
+    let units = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]]));
+    let mut text = String::with_capacity(bytes.len() / 2);
+    let mut error = None;
+    for c in char::decode_utf16(units) {
+        match c {
+            Ok('\0') => {
+                error = Some("binary content (a NUL byte): not a text file");
+                break;
+            }
+            Ok(c) => text.push(c),
+            Err(_) => {
+                error = Some("the file is not valid UTF-16 text");
+                break;
+            }
+        }
+    }
+    if error.is_none() && bytes.len() % 2 == 1 {
+        error = Some("the file is not valid UTF-16 text (an odd number of bytes)");
+    }
+    let error = error.map(|message| SyntaxError {
+        offset: text.len(),
+        message: message.into(),
+    });
+    (Arc::from(text), error)
 }
 
 /// Parses one decoded file by its kind, within the default limits.
@@ -204,15 +254,46 @@ mod tests {
     }
 
     #[test]
+    fn utf16_yaml_with_a_bom_is_text() {
+        let yaml = "kind: Pod\nmetadata: {name: é}\n";
+        for (bom, be) in [(&b"\xFF\xFE"[..], false), (&b"\xFE\xFF"[..], true)] {
+            let mut bytes = bom.to_vec();
+            for u in yaml.encode_utf16() {
+                bytes.extend(if be { u.to_be_bytes() } else { u.to_le_bytes() });
+            }
+            let (text, err) = decode(&bytes, FileKind::Yaml);
+            assert!(err.is_none(), "{err:?}");
+            assert_eq!(&*text, yaml);
+            // Cut in the middle of a unit: not text, and said so.
+            let (_, err) = decode(&bytes[..bytes.len() - 1], FileKind::Yaml);
+            assert!(err.unwrap().message.contains("UTF-16"));
+        }
+        // Without a mark, told by the first character.
+        let le: Vec<u8> = "kind: Pod\n"
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(&*decode(&le, FileKind::Yaml).0, "kind: Pod\n");
+        let be: Vec<u8> = "kind: Pod\n"
+            .encode_utf16()
+            .flat_map(u16::to_be_bytes)
+            .collect();
+        assert_eq!(&*decode(&be, FileKind::Yaml).0, "kind: Pod\n");
+        // Terraform must be UTF-8.
+        let (_, err) = decode(b"\xFF\xFEa\0", FileKind::Terraform);
+        assert!(err.is_some());
+    }
+
+    #[test]
     fn bom_is_stripped() {
-        let (text, err) = decode(b"\xEF\xBB\xBFa = 1\n");
+        let (text, err) = decode(b"\xEF\xBB\xBFa = 1\n", FileKind::Terraform);
         assert_eq!(&*text, "a = 1\n");
         assert!(err.is_none());
     }
 
     #[test]
     fn invalid_utf8_points_at_the_first_bad_byte() {
-        let (text, err) = decode(b"ab\ncd\xFFef");
+        let (text, err) = decode(b"ab\ncd\xFFef", FileKind::Terraform);
         let err = err.unwrap();
         assert_eq!(err.offset, 5);
         assert!(text.starts_with("ab\ncd"));
@@ -220,7 +301,7 @@ mod tests {
 
     #[test]
     fn nul_bytes_mean_binary() {
-        let (_, err) = decode(b"apiVersion: v1\n\0\0\x01");
+        let (_, err) = decode(b"apiVersion: v1\n\0\0\x01", FileKind::Yaml);
         assert!(err.unwrap().message.contains("binary"));
     }
 }

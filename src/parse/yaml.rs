@@ -218,6 +218,21 @@ pub fn parse(file: &SourceFile) -> YamlStream {
 /// Reads a YAML stream within `limits`.
 pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
     let stream = parse_text(file, limits);
+    // go-yaml (kubectl) and PyYAML take a tab after a mapping colon as the separator
+    // (`replicas:⇥3`); saphyr does not. Read such a file again with those tabs as spaces:
+    // every byte keeps its offset.
+    if stream
+        .error
+        .as_ref()
+        .is_some_and(|e| e.message.contains("valid YAML whitespace"))
+        && let Some(spaced) = space_tabs_after_colons(&file.text)
+    {
+        let spaced = SourceFile::new(file.name.clone(), None, file.kind, spaced.into(), false);
+        let retry = parse_with(&spaced, limits);
+        if retry.error.is_none() {
+            return retry;
+        }
+    }
     // Kubernetes' YAML reader (go-yaml) and PyYAML accept a flow collection or a quoted
     // scalar whose lines sit at or left of its block's indentation; saphyr does not. Read
     // such a file again with those on one line: every byte keeps its offset.
@@ -288,6 +303,29 @@ fn shift(node: &mut YamlNode, by: usize) {
             shift(v, by);
         }),
     }
+}
+
+/// The text with the tab after a line's first `key:` turned into a space, where no quote
+/// or comment comes before it on the line. `None` when there is none.
+fn space_tabs_after_colons(text: &str) -> Option<String> {
+    let mut out = text.as_bytes().to_vec();
+    let mut changed = false;
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let b = line.as_bytes();
+        if let Some(i) = b
+            .iter()
+            .position(|c| matches!(c, b':' | b'"' | b'\'' | b'#'))
+            && b[i] == b':'
+            && b.get(i + 1) == Some(&b'\t')
+        {
+            out[start + i + 1] = b' ';
+            changed = true;
+        }
+        start += line.len();
+    }
+    // An ASCII byte was replaced by an ASCII space: still UTF-8.
+    changed.then(|| String::from_utf8(out).expect("ASCII for ASCII"))
 }
 
 /// The text with every line break inside a flow collection (`[…]`, `{…}`) or a quoted
@@ -706,6 +744,18 @@ mod tests {
         let f = SourceFile::new("t.yaml".into(), None, FileKind::Yaml, text.into(), true);
         let s = parse(&f);
         (f, s)
+    }
+
+    #[test]
+    fn a_tab_after_a_mapping_colon_separates() {
+        let text = "spec:\n  replicas:\t3\n  name: \"a:\tb\"\n";
+        let (f, s) = load(text);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let r = s.docs[0].root.path(&["spec", "replicas"]).unwrap();
+        assert_eq!((r.as_u64(), &f.text[r.span.clone()]), (Some(3), "3"));
+        // A tab inside a quoted value is the value's.
+        let n = s.docs[0].root.path(&["spec", "name"]).unwrap();
+        assert_eq!(n.as_str(), Some("a:\tb"));
     }
 
     #[test]
