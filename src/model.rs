@@ -772,6 +772,16 @@ pub struct Container {
     pub span: Span,
 }
 
+impl Container {
+    /// A literal environment variable's value, with where it is written.
+    pub fn env_var(&self, name: &str) -> Option<(String, Span)> {
+        self.env
+            .iter()
+            .find(|(k, _, _)| k == name)
+            .map(|(_, v, s)| (v.clone(), s.clone()))
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mount {
     pub volume: String,

@@ -1,7 +1,7 @@
 //! eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`): its `managedNodeGroups` and
 //! `nodeGroups` are EKS node groups, read as capacity with eksctl's own defaults.
 
-use super::{span, text};
+use super::{labels, span, text};
 use crate::catalog::catalog;
 use crate::lower::{instance_machine, intent};
 use crate::model::{
@@ -76,19 +76,7 @@ fn node_group(
             Value::Known(Market::Reserved, sp) => Some(sp.clone()),
             _ => None,
         });
-    c.labels = ng
-        .get("labels")
-        .and_then(YamlNode::entries)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|(k, v)| {
-            Some((
-                k.as_str()?.to_string(),
-                v.as_str()?.to_string(),
-                span(file, v),
-            ))
-        })
-        .collect();
+    c.labels = labels(file, ng.get("labels"));
     c.labels.push((
         "alpha.eksctl.io/nodegroup-name".into(),
         name.clone(),

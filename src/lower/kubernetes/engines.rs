@@ -95,12 +95,7 @@ pub(super) fn vllm(a: &[(String, Span)], span: Span) -> Serving {
 /// precision and parallelism a readable `NIM_MODEL_PROFILE` names
 /// (`vllm-bf16-tp2-pp1`; a profile hash says nothing).
 fn nim(c: &Container, repo: Option<&str>) -> Serving {
-    let env = |var: &str| {
-        c.env
-            .iter()
-            .find(|(k, _, _)| k == var)
-            .map(|(_, v, s)| (v.clone(), s.clone()))
-    };
+    let env = |var: &str| c.env_var(var);
     let mut unknown = Vec::new();
     let u = &mut unknown;
     let model = env("NIM_MODEL_PATH")
@@ -173,14 +168,7 @@ pub(super) fn serving(
             _ => Engine::Other(program.name.as_str()),
         };
         // TGI reads its launcher flags from the environment too (`MODEL_ID`, `NUM_SHARD`).
-        let env_or = |flag: Option<(String, Span)>, var: &str| {
-            flag.or_else(|| {
-                c.env
-                    .iter()
-                    .find(|(k, _, _)| k == var)
-                    .map(|(_, v, s)| (v.clone(), s.clone()))
-            })
-        };
+        let env_or = |flag: Option<(String, Span)>, var: &str| flag.or_else(|| c.env_var(var));
         let s = match engine {
             Engine::Vllm => vllm(a, c.span.clone()),
             Engine::Tgi => {

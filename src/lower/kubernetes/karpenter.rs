@@ -1,6 +1,6 @@
 //! Karpenter NodePools: capacity defined in Kubernetes.
 
-use super::{span, text};
+use super::{labels, span, text};
 use crate::catalog::catalog;
 use crate::model::{Capacity, CapacityKind, Dialect, Market, Provider, Scale, Span, Value, Zones};
 use crate::parse::yaml::YamlNode;
@@ -98,19 +98,7 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
         max: Value::Absent,
         per_zone: None,
     };
-    c.labels = template
-        .and_then(|t| t.path(&["metadata", "labels"]))
-        .and_then(YamlNode::entries)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|(k, v)| {
-            Some((
-                k.as_str()?.to_string(),
-                v.as_str()?.to_string(),
-                span(file, v),
-            ))
-        })
-        .collect();
+    c.labels = labels(file, template.and_then(|t| t.path(&["metadata", "labels"])));
     c.labels.push((
         "karpenter.sh/nodepool".into(),
         name.clone(),

@@ -141,11 +141,7 @@ fn serving(
         .find(|c| c.name == "main")
         .or(pod.containers.first());
     let mut argv: Vec<(String, Span)> = main.map(|c| c.argv.clone()).unwrap_or_default();
-    if let Some((_, v, sp)) = main
-        .into_iter()
-        .flat_map(|c| &c.env)
-        .find(|(k, _, _)| k == "VLLM_ADDITIONAL_ARGS")
-    {
+    if let Some((v, sp)) = main.and_then(|c| c.env_var("VLLM_ADDITIONAL_ARGS")) {
         argv.extend(v.split_whitespace().map(|w| (w.to_string(), sp.clone())));
     }
     let mut s = vllm(

@@ -82,6 +82,22 @@ fn text(node: &YamlNode, key: &str) -> Option<String> {
     node.get(key).and_then(YamlNode::as_str).map(str::to_string)
 }
 
+/// A map of node labels as written: key, value and the value's span. Entries whose key or
+/// value is not a string are left out.
+fn labels(file: FileId, map: Option<&YamlNode>) -> Vec<(String, String, Span)> {
+    map.and_then(YamlNode::entries)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(k, v)| {
+            Some((
+                k.as_str()?.to_string(),
+                v.as_str()?.to_string(),
+                span(file, v),
+            ))
+        })
+        .collect()
+}
+
 fn span(file: FileId, n: &YamlNode) -> Span {
     Span::new(file, n.span.clone())
 }
