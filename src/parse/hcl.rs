@@ -20,13 +20,25 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
             ),
         });
     }
-    let first = match hcl_edit::parser::parse_body(text) {
-        Ok(body) => return Ok(body),
-        Err(e) => SyntaxError {
+    let read = |text: &str| {
+        hcl_edit::parser::parse_body(text).map_err(|e| SyntaxError {
             offset: e.location().offset(),
             message: e.message().to_string(),
-        },
+        })
     };
+    let mut first = match read(text) {
+        Ok(body) => return Ok(body),
+        Err(e) => e,
+    };
+    // Line breaks inside a `for` expression, which hcl-edit may misread, read as spaces.
+    let mut text = text.to_string();
+    if let Some(joined) = join_for_lines(&text) {
+        match read(&joined) {
+            Ok(body) => return Ok(body),
+            Err(e) => first = e,
+        }
+        text = joined;
+    }
     // Terraform lets a later key of an object constructor replace an earlier one (HCL's
     // ObjectConsExpr keeps the last); hcl-edit rejects the repeat. Rename the earlier
     // key, same length, and read again: the later value wins, as in Terraform. A read
@@ -35,7 +47,6 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
     let budget = (RETRY_READS * text.len()).max(RETRY_BYTES);
     let mut spent = 0usize;
     let mut renamed = 0usize;
-    let mut text = text.to_string();
     let mut error = first.clone();
     while error.message.contains("redefined object key") {
         let Some(earlier) = earlier_key(&text, error.offset) else {
@@ -55,14 +66,11 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
         }
         text.replace_range(earlier..=earlier, "_");
         renamed += 1;
-        match hcl_edit::parser::parse_body(&text) {
+        match read(&text) {
             Ok(body) => return Ok(body),
             Err(e) => {
-                error = SyntaxError {
-                    offset: e.location().offset(),
-                    message: e.message().to_string(),
-                };
-                spent += error.offset + 1;
+                spent += e.offset + 1;
+                error = e;
             }
         }
     }
@@ -81,9 +89,34 @@ const RETRY_BYTES: usize = 64 << 20;
 const MAX_UNCLOSED: usize = 8;
 
 /// The brackets still open where the text ends, and where the outermost of them opens.
-/// Strings (with their `${ }` and `%{ }` templates, strings inside those included),
-/// comments and heredocs are skipped. A valid file ends with none open.
+/// A valid file ends with none open.
 fn unclosed(text: &str) -> Option<(usize, usize)> {
+    let mut open: Vec<usize> = Vec::new();
+    code_tokens(text, |t| match t {
+        Code::Open(i) => open.push(i),
+        Code::Close => {
+            open.pop();
+        }
+        Code::Newline(_) | Code::LineComment(..) => {}
+    });
+    Some((*open.first()?, open.len()))
+}
+
+/// What [`code_tokens`] reports of the code, as byte offsets.
+enum Code {
+    /// `{`, `[` or `(`.
+    Open(usize),
+    /// `}`, `]` or `)`.
+    Close,
+    /// A line break between tokens.
+    Newline(usize),
+    /// A `#` or `//` comment, up to (not including) its line break.
+    LineComment(usize, usize),
+}
+
+/// Walks the code of `text`: strings (with their `${ }` and `%{ }` templates, whose code is
+/// walked, strings inside those included), block comments and heredocs are skipped.
+fn code_tokens(text: &str, mut on: impl FnMut(Code)) {
     /// Where the scan is, above plain code.
     enum In {
         Str,
@@ -91,7 +124,6 @@ fn unclosed(text: &str) -> Option<(usize, usize)> {
         Template(usize),
     }
     let b = text.as_bytes();
-    let mut open: Vec<usize> = Vec::new();
     let mut stack: Vec<In> = Vec::new();
     let mut i = 0;
     while i < b.len() {
@@ -120,20 +152,29 @@ fn unclosed(text: &str) -> Option<(usize, usize)> {
                 };
                 match c {
                     b'{' | b'[' | b'(' => {
-                        open.push(i);
+                        on(Code::Open(i));
                         if let Some(n) = inner {
                             *n += 1;
                         }
                     }
                     b'}' | b']' | b')' => {
-                        open.pop();
+                        on(Code::Close);
                         if let Some(n) = inner {
                             *n = n.saturating_sub(1);
                         }
                     }
+                    b'\n' => on(Code::Newline(i)),
                     b'"' => stack.push(In::Str),
-                    b'#' => i = line_end(b, i),
-                    b'/' if b.get(i + 1) == Some(&b'/') => i = line_end(b, i),
+                    b'#' => {
+                        let end = line_end(b, i);
+                        on(Code::LineComment(i, end));
+                        i = end - 1;
+                    }
+                    b'/' if b.get(i + 1) == Some(&b'/') => {
+                        let end = line_end(b, i);
+                        on(Code::LineComment(i, end));
+                        i = end - 1;
+                    }
                     b'/' if b.get(i + 1) == Some(&b'*') => {
                         i = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 1);
                     }
@@ -144,7 +185,44 @@ fn unclosed(text: &str) -> Option<(usize, usize)> {
         }
         i += 1;
     }
-    Some((*open.first()?, open.len()))
+}
+
+/// `text` with the line breaks that sit directly inside a `for` expression turned into
+/// spaces (and the line comments before them blanked), byte for byte, so spans still
+/// index the text as written. Terraform ignores line breaks anywhere in a `for`
+/// expression (hclsyntax's `finishParsingForExpr`); hcl-edit takes one inside
+/// `{ for k in l : k => a ? b :⏎ c }` for the end of the item and rejects the file.
+/// `None` when there is no such line break.
+fn join_for_lines(text: &str) -> Option<String> {
+    let mut opened: Vec<bool> = Vec::new();
+    let mut blank: Vec<(usize, usize)> = Vec::new();
+    code_tokens(text, |t| match t {
+        Code::Open(i) => opened.push(
+            text[i + 1..]
+                .trim_start()
+                .strip_prefix("for")
+                .is_some_and(|rest| rest.starts_with(char::is_whitespace))
+                && text.as_bytes()[i] != b'(',
+        ),
+        Code::Close => {
+            opened.pop();
+        }
+        Code::Newline(i) if opened.last() == Some(&true) => blank.push((i, i + 1)),
+        Code::LineComment(from, to) if opened.last() == Some(&true) => blank.push((from, to)),
+        Code::Newline(_) | Code::LineComment(..) => {}
+    });
+    if blank.is_empty() {
+        return None;
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for (from, to) in blank {
+        bytes[from..to].fill(b' ');
+        if from > 0 && bytes[from - 1] == b'\r' {
+            bytes[from - 1] = b' ';
+        }
+    }
+    // Only ASCII and whole characters up to a line break were replaced.
+    String::from_utf8(bytes).ok()
 }
 
 fn line_end(b: &[u8], from: usize) -> usize {
@@ -312,6 +390,34 @@ EOF
 "#;
         assert_eq!(unclosed(src), None);
         assert!(parse(src).is_ok());
+    }
+
+    #[test]
+    fn line_breaks_inside_a_for_expression_are_spaces_as_in_terraform() {
+        for value in [
+            "k == \"a\" ? \"A\" :\n    \"B\"",
+            "k == \"a\" ?\n \"A\" : \"B\"",
+            "k == \"a\"\n ? \"A\" : \"B\" # why\n",
+            "k == \"a\" &&\r\n true",
+        ] {
+            let src = format!(
+                "locals {{\n  m = {{ for k in local.l : k => {value} }}\n  n = [for k in local.l : {value}]\n}}\n"
+            );
+            let body = parse(&src).unwrap_or_else(|e| panic!("{value:?}: {e:?}"));
+            let attr = body
+                .get_blocks("locals")
+                .next()
+                .unwrap()
+                .body
+                .get_attribute("m")
+                .unwrap();
+            // Spans index the text as written.
+            assert!(src[attr.value.span().unwrap()].starts_with("{ for k"));
+        }
+        // An object constructor (not a `for`) still takes a line break for the end of an
+        // item, in Terraform as in hcl-edit; one inside it is not joined.
+        assert!(join_for_lines("x = { for k in l : k => {\n a = 1\n b = 2\n} }\n").is_none());
+        assert!(parse("x = {\n a = 1 ?\n 2 : 3\n}\n").is_err());
     }
 
     #[test]

@@ -388,6 +388,16 @@ impl Gen {
         let mut chars = s.chars().peekable();
         while let Some(c) = chars.next() {
             match c {
+                // A template's `${ }` or `%{ }` is HCL code, copied as it is: its strings
+                // are quoted with bare `"` (`"${lookup(var.m, \"k\", \"d\")}"` in JSON).
+                '$' | '%' if !literal && chars.peek() == Some(&c) => {
+                    self.out.push(c);
+                    self.out.push(chars.next().unwrap_or(c));
+                }
+                '$' | '%' if !literal && chars.peek() == Some(&'{') => {
+                    self.out.push(c);
+                    self.template_code(&mut chars);
+                }
                 '"' => self.out.push_str("\\\""),
                 '\\' => self.out.push_str("\\\\"),
                 '\n' => self.out.push_str("\\n"),
@@ -404,6 +414,58 @@ impl Gen {
             }
         }
         self.out.push('"');
+    }
+
+    /// The code of a template from its opening `{` through the `}` that closes it, with
+    /// the strings inside (and their own templates). Line breaks in code are spaces;
+    /// in a string they are escapes, as in [`Gen::string`].
+    fn template_code(&mut self, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+        /// Where the copy is.
+        enum In {
+            Code(usize),
+            Str,
+        }
+        let mut stack = vec![In::Code(0)];
+        while let Some(top) = stack.last_mut() {
+            let Some(c) = chars.next() else { return };
+            match (top, c) {
+                (In::Code(depth), '{') => {
+                    *depth += 1;
+                    self.out.push(c);
+                }
+                (In::Code(depth), '}') => {
+                    *depth = depth.saturating_sub(1);
+                    self.out.push(c);
+                    if *depth == 0 {
+                        stack.pop();
+                    }
+                }
+                (In::Code(_), '"') => {
+                    stack.push(In::Str);
+                    self.out.push(c);
+                }
+                (In::Code(_), c) if c.is_control() => self.out.push(' '),
+                (In::Str, '"') => {
+                    stack.pop();
+                    self.out.push(c);
+                }
+                (In::Str, '\\') => {
+                    self.out.push(c);
+                    if let Some(escaped) = chars.next() {
+                        self.out.push(escaped);
+                    }
+                }
+                (In::Str, '$' | '%') if chars.peek() == Some(&'{') => {
+                    self.out.push(c);
+                    stack.push(In::Code(0));
+                }
+                (In::Str, '\n') => self.out.push_str("\\n"),
+                (In::Str, c) if c.is_control() => {
+                    let _ = write!(self.out, "\\u{:04x}", u32::from(c));
+                }
+                (_, c) => self.out.push(c),
+            }
+        }
     }
 
     fn expr(&mut self, n: &Node, literal: bool) {
@@ -784,6 +846,20 @@ mod tests {
         let value = &r.body.get_attribute("instance_type").unwrap().value;
         let span = hcl_edit::Span::span(value).unwrap();
         assert_eq!(&text[remap.map(span)], "\"${var.gpu}\"");
+    }
+
+    #[test]
+    fn template_code_keeps_its_quoted_strings() {
+        // CDKTF writes function calls with string arguments inside `${ }`.
+        let text = r#"{"locals": {"a": "${lookup(var.m, \"k\", \"p5.48xlarge\")}", "b": "x $${y} ${ {\"k\" = \"}\"}[\"k\"] } \"q\"\n", "c": "%{ if var.on }on%{ endif }"}}"#;
+        let (hcl, _) = config_to_hcl(&parse(text).unwrap()).unwrap();
+        let body = crate::parse::hcl::parse(&hcl).unwrap_or_else(|e| panic!("{hcl}: {e:?}"));
+        let locals = body.get_blocks("locals").next().unwrap();
+        let a = locals.body.get_attribute("a").unwrap().value.to_string();
+        assert_eq!(a.trim(), r#""${lookup(var.m, "k", "p5.48xlarge")}""#);
+        let b = locals.body.get_attribute("b").unwrap().value.to_string();
+        assert_eq!(b.trim(), r#""x $${y} ${ {"k" = "}"}["k"] } \"q\"\n""#);
+        assert!(locals.body.get_attribute("c").is_some());
     }
 
     #[test]
