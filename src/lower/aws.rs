@@ -70,7 +70,25 @@ struct Template {
 
 fn template(module: &Module<'_>, lt: &Resource<'_>) -> Template {
     let b = &lt.block;
-    let efa = match b.blocks("network_interfaces") {
+    let efa = efa_interfaces(b);
+    let placement = match b.block("placement") {
+        Value::Known(p, _) => placement_group(module, &p, "group_name"),
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Absent,
+    };
+    Template {
+        instance_type: b.str("instance_type"),
+        market: market_options(b),
+        placement,
+        efa,
+        reserved: reservation_target(b),
+    }
+}
+
+/// Whether `network_interfaces` (blocks, or a list of objects as the EKS module takes them)
+/// attach an EFA: `interface_type = "efa"` or `"efa-only"`.
+pub(super) fn efa_interfaces(b: &Block<'_>) -> Value<bool> {
+    match b.blocks("network_interfaces") {
         Value::Known(nics, span) => {
             let types: Vec<Value<String>> = nics.iter().map(|n| n.str("interface_type")).collect();
             if types
@@ -86,18 +104,6 @@ fn template(module: &Module<'_>, lt: &Resource<'_>) -> Template {
         }
         Value::Unknown(s) => Value::Unknown(s),
         Value::Absent => Value::Absent,
-    };
-    let placement = match b.block("placement") {
-        Value::Known(p, _) => placement_group(module, &p, "group_name"),
-        Value::Unknown(s) => Value::Unknown(s),
-        Value::Absent => Value::Absent,
-    };
-    Template {
-        instance_type: b.str("instance_type"),
-        market: market_options(b),
-        placement,
-        efa,
-        reserved: reservation_target(b),
     }
 }
 

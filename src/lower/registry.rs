@@ -153,10 +153,11 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
     // Subnets are IDs from elsewhere: their zones are not known here.
     c.zones = Value::Unknown(g.span_of("subnet_ids").unwrap_or_else(|| header.clone()));
     let efa = g.bool("enable_efa_support");
-    // `enable_efa_support` adds EFA interfaces and a cluster placement group (v20+).
-    c.fast_fabric = match &efa {
-        Value::Known(true, s) => Value::Known(true, s.clone()),
-        Value::Unknown(s) => Value::Unknown(s.clone()),
+    // `enable_efa_support` adds EFA interfaces and a cluster placement group (v20+);
+    // `network_interfaces` with an EFA interface type adds the interfaces only.
+    c.fast_fabric = match (&efa, &super::aws::efa_interfaces(g)) {
+        (Value::Known(true, s), _) | (_, Value::Known(true, s)) => Value::Known(true, s.clone()),
+        (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s.clone()),
         _ => Value::Absent,
     };
     c.placement = match (
