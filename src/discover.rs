@@ -252,8 +252,8 @@ pub fn discover(
                             skip_chart(chart);
                         } else if e.path_is_symlink() && leads_outside(e.path(), root.as_deref()) {
                             external.0.push(display_name(e.path(), cwd.as_deref()));
-                        } else if kind != FileKind::Plan {
-                            // Plan JSON is read when named: a folder holds many other `.json`.
+                        } else if kind != FileKind::Plan || is_plan_json(e.path()) {
+                            // A folder holds many other `.json`: only a plan's is read.
                             add(&mut found, file_input(e.path(), kind, true, cwd.as_deref()));
                         }
                     }
@@ -349,6 +349,29 @@ fn is_module_file(path: &Path) -> bool {
         || name.ends_with(".auto.tfvars")
         || name.ends_with(".auto.tfvars.json")
 }
+
+/// Whether the `.json` file at `path` is Terraform's JSON output (`terraform show -json`
+/// of a plan or a state), from its first bytes only: the output starts with
+/// `{"format_version":…,"terraform_version":…`. Any other JSON, however large, costs one
+/// small read.
+fn is_plan_json(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(PLAN_SNIFF_BYTES);
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(PLAN_SNIFF_BYTES as u64).read_to_end(&mut head));
+    if read.is_err() {
+        // Named by the walk and unreadable: read it as a plan, so its error is reported.
+        return true;
+    }
+    let head = String::from_utf8_lossy(&head);
+    let head = head.trim_start_matches('\u{feff}').trim_start();
+    head.strip_prefix('{')
+        .is_some_and(|rest| rest.trim_start().starts_with("\"format_version\""))
+        && head.contains("\"terraform_version\"")
+}
+
+/// How much of a `.json` file found by a walk is read to tell a plan from other JSON.
+const PLAN_SNIFF_BYTES: usize = 4096;
 
 /// A module's configuration: `.tf` and `.tf.json`.
 pub fn is_config_file(path: &Path) -> bool {

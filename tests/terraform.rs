@@ -111,3 +111,32 @@ fn a_module_no_call_reaches_is_judged_on_its_own() {
          hour whether it computes or not\n"
     );
 }
+
+#[test]
+fn a_folder_walk_reads_plan_json_and_no_other_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(
+        format!("{}/tests/data/plan/plan.json", common::ROOT),
+        d.join("tfplan.json"),
+    )
+    .unwrap();
+    common::write(
+        d,
+        "package.json",
+        "{\"name\": \"app\", \"version\": \"1.0.0\"}",
+    );
+    // Not JSON at all, and large: judged by its first bytes, never parsed.
+    common::write(d, "data.json", "[".repeat(8 << 20));
+    let out = common::gpulint(&["check", "--format", "json", "."], d, None);
+    let report = json(&out);
+    let files: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3, "{report:#}");
+    assert!(files.iter().all(|f| *f == "tfplan.json"), "{files:?}");
+    assert_eq!(report["summary"]["files"], 1, "{report:#}");
+}
