@@ -75,6 +75,17 @@ struct File {
     zone_label: Vec<KeyRow>,
     resource: Vec<ResourceRow>,
     eksctl: Eksctl,
+    chart_values: ChartValues,
+}
+
+/// Where a chart's values hold whole manifests that it renders as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartValues {
+    /// The keys of the values whose lists of manifests the chart renders as written
+    /// (`resources` of the raw charts, `extraObjects`…).
+    pub manifest_keys: Vec<String>,
+    pub source: String,
 }
 
 /// eksctl's defaults for what a node group leaves out.
@@ -107,6 +118,7 @@ pub struct Vocabulary {
     pub zone_labels: Vec<KeyRow>,
     pub resources: Vec<ResourceRow>,
     pub eksctl: Eksctl,
+    pub chart_values: ChartValues,
 }
 
 impl Vocabulary {
@@ -145,6 +157,7 @@ impl Vocabulary {
             zone_labels: f.zone_label,
             resources: f.resource,
             eksctl: f.eksctl,
+            chart_values: f.chart_values,
         })
     }
 

@@ -8,6 +8,7 @@ pub mod functions;
 pub mod gcp;
 pub mod intent;
 pub mod kubernetes;
+pub mod manifests;
 pub mod registry;
 pub mod terraform;
 
@@ -268,8 +269,12 @@ pub fn lower_with(
                 unchecked: hit.unchecked.clone(),
             });
         }
-        if let (FileKind::Yaml, Syntax::Yaml(docs)) = (file.kind, &parsed[id.0 as usize].syntax) {
-            kubernetes::lower(id, file, docs, &mut inv);
+        match (file.kind, &p.syntax) {
+            (FileKind::Yaml, Syntax::Yaml(docs)) => kubernetes::lower(id, file, docs, &mut inv),
+            (FileKind::Terraform, Syntax::Hcl(body)) => {
+                manifests::lower(id, file, body, p.remap.as_ref(), &mut inv);
+            }
+            _ => {}
         }
     }
 

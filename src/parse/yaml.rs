@@ -22,7 +22,7 @@ use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError};
 
 use super::SyntaxError;
 use crate::limits::{Limit, LimitHit, Limits};
-use crate::source::SourceFile;
+use crate::source::{FileKind, SourceFile};
 
 /// Deepest nesting accepted. Real manifests stay under 30.
 pub const MAX_DEPTH: usize = 256;
@@ -273,23 +273,27 @@ pub fn parse_embedded(file: &SourceFile, node: &YamlNode) -> Option<YamlNode> {
     {
         return None;
     }
-    let inner = SourceFile::new(
-        file.name.clone(),
-        None,
-        file.kind,
-        file.text.get(start..node.span.end)?.into(),
-        false,
-    );
-    let mut root = parse_text(&inner, &Limits::default())
+    let root = parse_at(file, file.text.get(start..node.span.end)?, start)
+        .into_iter()
+        .next()?;
+    (!matches!(root.value, YamlValue::Scalar(_))).then_some(root)
+}
+
+/// The documents of YAML `text` that stands at byte `offset` of `file` (a heredoc in a
+/// Terraform file, a block scalar), with spans in `file`. `text` may differ from the
+/// file's bytes there, but not in length (a masked `${…}`). Read within the default
+/// limits; documents after a syntax error are not returned.
+pub fn parse_at(file: &SourceFile, text: &str, offset: usize) -> Vec<YamlNode> {
+    let inner = SourceFile::new(file.name.clone(), None, FileKind::Yaml, text.into(), false);
+    parse_text(&inner, &Limits::default())
         .docs
         .into_iter()
-        .next()?
-        .root;
-    if matches!(root.value, YamlValue::Scalar(_)) {
-        return None;
-    }
-    shift(&mut root, start);
-    Some(root)
+        .map(|d| {
+            let mut root = d.root;
+            shift(&mut root, offset);
+            root
+        })
+        .collect()
 }
 
 /// Moves every span of a tree `by` bytes.

@@ -110,7 +110,8 @@ fn count(file: FileId, n: &YamlNode) -> Value<u32> {
     }
 }
 
-fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut Inventory) {
+/// One manifest (a YAML document, or one written inside Terraform), with spans in `source`.
+pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut Inventory) {
     let Some(kind) = obj.get("kind").and_then(YamlNode::as_str) else {
         return;
     };
