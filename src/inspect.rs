@@ -149,6 +149,8 @@ pub struct Capacity<'a> {
     pub reserved: Option<Field<'a, bool>>,
     pub role: Option<Inferred<'a>>,
     pub labels: Vec<Label<'a>>,
+    /// Taints the pool puts on its nodes (`key` always set).
+    pub taints: Vec<Toleration<'a>>,
     pub stop: Vec<Stop<'a>>,
 }
 
@@ -524,6 +526,16 @@ impl<'a> Cx<'a> {
                     key,
                     value,
                     at: self.at(span),
+                })
+                .collect(),
+            taints: c
+                .taints
+                .iter()
+                .map(|t| Toleration {
+                    key: Some(&t.key),
+                    value: t.value.as_deref(),
+                    effect: Some(&t.effect),
+                    at: self.at(&t.span),
                 })
                 .collect(),
             stop: c

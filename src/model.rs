@@ -154,6 +154,8 @@ pub struct Capacity {
     pub role: Inferred<Role>,
     /// Node labels a pool puts on its nodes (for Kubernetes scheduling).
     pub labels: Vec<(String, String, Span)>,
+    /// Taints a pool puts on its nodes.
+    pub taints: Vec<Taint>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
     pub stop: Vec<Stop>,
     /// The language it is written in, so advice is given in that language.
@@ -176,6 +178,32 @@ impl Inventory {
     pub fn landing<'a>(&'a self, pod: &'a PodShape) -> impl Iterator<Item = &'a Capacity> {
         pod.landing.iter().map(|&i| &self.capacity[i])
     }
+
+    /// The nodes of capacity `i` that serving keeps busy at least, with the first workload
+    /// that needs them: the GPUs of the serving pods that can land nowhere else (replicas
+    /// and GPUs at their lower bounds), over the most GPUs one of its machines has.
+    /// `None` when no serving pod lands only on it.
+    pub fn serving_floor(&self, i: usize) -> Option<(u64, &Workload)> {
+        let per_machine = self.capacity[i]
+            .gpu_machines()?
+            .0
+            .iter()
+            .filter_map(|m| m.gpus.as_ref().map(|g| u64::from(g.count)))
+            .max()?;
+        let mut first = None;
+        let mut gpus = 0u64;
+        for w in &self.workloads {
+            if w.role.known() != Some(&Role::Inference) {
+                continue;
+            }
+            for p in w.pods.iter().filter(|p| p.landing == [i]) {
+                let Some(g) = p.gpus.known() else { continue };
+                gpus += u64::from(p.replicas_at_least().0) * u64::from(g.count);
+                first.get_or_insert(w);
+            }
+        }
+        Some((gpus.div_ceil(per_machine.max(1)), first?))
+    }
 }
 
 impl Capacity {
@@ -195,6 +223,7 @@ impl Capacity {
             reserved: None,
             role: Inferred::default(),
             labels: Vec::new(),
+            taints: Vec::new(),
             stop: Vec::new(),
             written_in: Dialect::Terraform,
         }
@@ -459,6 +488,9 @@ pub enum Signal {
     Shape,
     /// What the workloads that land on a pool do.
     Workloads,
+    /// Capacity built for work across machines: a fast fabric set up, a cluster
+    /// placement, a reservation of several machines.
+    Fabric,
 }
 
 impl Signal {
@@ -473,6 +505,7 @@ impl Signal {
             Signal::Words => "words",
             Signal::Shape => "shape",
             Signal::Workloads => "workloads",
+            Signal::Fabric => "fabric",
         }
     }
 }
@@ -735,6 +768,68 @@ pub struct Toleration {
     pub value: Option<String>,
     pub effect: Option<String>,
     pub span: Span,
+}
+
+impl Toleration {
+    /// Whether it tolerates `t`. A toleration without a value (operator `Exists`) takes
+    /// every value; one without a key takes every taint.
+    pub fn tolerates(&self, t: &Taint) -> bool {
+        self.key.as_ref().is_none_or(|k| *k == t.key)
+            && self
+                .value
+                .as_ref()
+                .is_none_or(|v| Some(v) == t.value.as_ref())
+            && self.effect.as_ref().is_none_or(|e| *e == t.effect)
+    }
+}
+
+/// A taint a node pool puts on its nodes, effect in Kubernetes' spelling (`NoSchedule`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Taint {
+    pub key: String,
+    pub value: Option<String>,
+    pub effect: String,
+    pub span: Span,
+}
+
+impl Taint {
+    /// A taint with the effect as a cloud API spells it (`NO_SCHEDULE`) or as Kubernetes
+    /// does (`NoSchedule`).
+    pub fn new(key: String, value: Option<String>, effect: &str, span: Span) -> Self {
+        let effect = match effect {
+            "NO_SCHEDULE" => "NoSchedule",
+            "NO_EXECUTE" => "NoExecute",
+            "PREFER_NO_SCHEDULE" => "PreferNoSchedule",
+            e => e,
+        };
+        Taint {
+            key,
+            value: value.filter(|v| !v.is_empty()),
+            effect: effect.to_string(),
+            span,
+        }
+    }
+
+    /// A taint written `key=value:Effect` (AKS `node_taints`, eksctl's map form
+    /// `key: value:Effect` given as `key=` + its value).
+    pub fn parse(written: &str, span: Span) -> Option<Self> {
+        let (kv, effect) = written.rsplit_once(':')?;
+        let (key, value) = match kv.split_once('=') {
+            Some((k, v)) => (k, Some(v.to_string())),
+            None => (kv, None),
+        };
+        Some(Taint::new(
+            key.trim().to_string(),
+            value,
+            effect.trim(),
+            span,
+        ))
+    }
+
+    /// Whether it keeps off pods that do not tolerate it (`NoSchedule`, `NoExecute`).
+    pub fn repels(&self) -> bool {
+        matches!(self.effect.as_str(), "NoSchedule" | "NoExecute")
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -645,7 +645,7 @@ fn config_sets_rule_options_and_rejects_unknown_keys() {
     write(
         dir.path(),
         "infra/main.tf",
-        "resource \"aws_ec2_capacity_reservation\" \"a100\" {\n  instance_type     = \"p4d.24xlarge\"\n  instance_platform = \"Linux/UNIX\"\n  availability_zone = \"us-east-1a\"\n  instance_count    = 2\n}\n",
+        "resource \"aws_ec2_capacity_reservation\" \"a100\" {\n  instance_type     = \"p4d.24xlarge\"\n  instance_platform = \"Linux/UNIX\"\n  availability_zone = \"us-east-1a\"\n  instance_count    = 1\n}\n",
     );
     let o = gpulint(
         &["check", "--format", "compact", "main.tf"],

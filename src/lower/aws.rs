@@ -442,6 +442,7 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c.fast_fabric = from_template(&lt, |t| t.efa.clone());
     c.reserved = reserved_market(&c.market).or_else(|| lt.known().and_then(|t| t.reserved.clone()));
     c.labels = b.string_map("labels");
+    c.taints = b.taints("taint");
     c.role = r.role(&["labels", "tags"], &["node_group_name"]);
     // Labels EKS puts on every node of the group.
     if let Value::Known(name, s) = b.str("node_group_name") {

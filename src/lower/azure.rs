@@ -194,6 +194,7 @@ pub(super) fn aks_pool(
     c.placement = proximity(pool);
     c.reserved = pool.span_of("capacity_reservation_group_id");
     c.labels = pool.string_map("node_labels");
+    c.taints = written_taints(pool, "node_taints");
     let mut entries = c.labels.clone();
     entries.extend(tags);
     let name = pool.str("name").known().cloned();
@@ -215,4 +216,14 @@ pub(super) fn aks_pool(
         &header,
     );
     c
+}
+
+/// Taints written `key=value:Effect` in a list of strings (AKS `node_taints`).
+pub(super) fn written_taints(b: &Block<'_>, key: &str) -> Vec<crate::model::Taint> {
+    let (Value::Known(list, _), Some(span)) = (b.string_list(key), b.span_of(key)) else {
+        return Vec::new();
+    };
+    list.iter()
+        .filter_map(|t| crate::model::Taint::parse(t, span.clone()))
+        .collect()
 }

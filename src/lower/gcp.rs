@@ -380,6 +380,7 @@ fn node_pool(
         };
         c.reserved = specific_reservation(nc);
         c.labels = nc.string_map("labels");
+        c.taints = nc.taints("taint");
     } else if let Value::Unknown(s) = &config {
         c.machines = Value::Unknown(s.clone());
     }

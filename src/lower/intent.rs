@@ -7,8 +7,12 @@
 //! resources by words in names, labels and tags ([`from_entries`]). When the signals say
 //! both or neither, the role is unknown and rules that need one stay silent.
 
+use crate::catalog::Fabric;
 use crate::catalog::workloads::{repository, workloads};
-use crate::model::{Evidence, Inferred, Role, Signal, Span, Value};
+use crate::model::{
+    Capacity, CapacityKind, Evidence, Inferred, Inventory, Placement, Provider, Role, Signal, Span,
+    Value,
+};
 
 /// The explicit hint's key.
 pub const HINT: &str = "gpulint-role";
@@ -289,6 +293,107 @@ pub fn workload(f: &WorkloadFacts<'_>) -> Inferred<Role> {
         }
     }
     Inferred::default()
+}
+
+/// Roles of capacity from what it is built for and what runs on it, once pods are linked
+/// to pools. A hint stays. Otherwise the workloads that land on a pool decide it when they
+/// all serve or all train (they outrank words in its names); a pool that no workload
+/// decides and no word names takes training from a multi-node build: EFA or GPUDirect
+/// networks set up, a cluster placement group or compact placement policy, or a
+/// reservation of several machines.
+pub fn capacity(inv: &mut Inventory) {
+    for i in 0..inv.capacity.len() {
+        let c = &inv.capacity[i];
+        if c.role
+            .evidence
+            .as_ref()
+            .is_some_and(|e| e.signal == Signal::Hint)
+        {
+            continue;
+        }
+        let decided = from_landing(inv, i).or_else(|| {
+            matches!(c.role.value, Value::Absent)
+                .then(|| multi_node_build(c))
+                .flatten()
+        });
+        if let Some(role) = decided {
+            inv.capacity[i].role = role;
+        }
+    }
+}
+
+/// The role every workload that lands on capacity `i` has, when they agree and each is
+/// known.
+fn from_landing(inv: &Inventory, i: usize) -> Option<Inferred<Role>> {
+    let c = &inv.capacity[i];
+    let mut landing = inv
+        .workloads
+        .iter()
+        .filter(|w| !w.benchmark && w.pods.iter().any(|p| p.landing.contains(&i)));
+    let first = landing.next()?;
+    let role = *first.role.known()?;
+    let mut others = 0usize;
+    for w in landing {
+        if w.role.known() != Some(&role) {
+            return None;
+        }
+        others += 1;
+    }
+    let what = match others {
+        0 => format!("`{}`, which lands on it", first.subject),
+        n => format!(
+            "`{}` and {n} more workload{}, which land on it",
+            first.subject,
+            if n == 1 { "" } else { "s" }
+        ),
+    };
+    Some(decided(role, &c.header, Signal::Workloads, what))
+}
+
+/// Training, when the capacity is built for work across machines.
+fn multi_node_build(c: &Capacity) -> Option<Inferred<Role>> {
+    c.gpu_machines()?;
+    // Azure's InfiniBand sizes come with the fabric whatever the work: not a choice.
+    if let (Value::Known(true, s), Provider::Aws | Provider::Gcp) = (&c.fast_fabric, c.provider) {
+        let fabric = if c.provider == Provider::Aws {
+            "EFA"
+        } else {
+            "GPUDirect networks"
+        };
+        return Some(decided(
+            Role::Training,
+            s,
+            Signal::Fabric,
+            format!("{fabric} set up for work across machines"),
+        ));
+    }
+    if let (Value::Known(Placement::Cluster, s), Some(true)) = (&c.placement, c.multi_node()) {
+        return Some(decided(
+            Role::Training,
+            s,
+            Signal::Fabric,
+            "a cluster placement for work across machines".into(),
+        ));
+    }
+    match (&c.kind, &c.reserved, &c.scale.min) {
+        (CapacityKind::Reservation, Some(_), Value::Known(n, s))
+            if *n >= 2
+                && c.machines.known().is_some_and(|m| {
+                    m.iter()
+                        .any(|m| m.fabric.is_some_and(|f| f != Fabric::None))
+                }) =>
+        {
+            Some(decided(
+                Role::Training,
+                s,
+                Signal::Fabric,
+                format!(
+                    "a reservation of {n} machines with a fast fabric, sized for work across machines"
+                ),
+            ))
+        }
+        _ => None,
+    }
 }
 
 #[cfg(test)]

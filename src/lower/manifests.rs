@@ -36,7 +36,11 @@ pub fn lower(
         remap,
     };
     for block in body.get_blocks("resource") {
-        let Some(rtype) = block.labels.first().map(|l| l.as_str()) else {
+        let Some(rtype) = block
+            .labels
+            .first()
+            .map(hcl_edit::structure::BlockLabel::as_str)
+        else {
             continue;
         };
         let manifests: Vec<YamlNode> = match rtype {
@@ -161,8 +165,9 @@ impl Reader<'_> {
         };
         let mut docs = parse_at(self.file, &masked, start);
         if !holes.is_empty() {
-            docs.iter_mut()
-                .for_each(|d| unmask(d, &masked, start, &holes));
+            for d in &mut docs {
+                unmask(d, &masked, start, &holes);
+            }
         }
         docs
     }

@@ -404,7 +404,9 @@ pub fn lower_with(
         });
     }
     drop(run);
-    link(&mut inv);
+    let folders: Vec<String> = db.iter().map(|(_, f)| folder_of(&f.name)).collect();
+    link(&mut inv, &folders);
+    intent::capacity(&mut inv);
     inv
 }
 
@@ -490,9 +492,38 @@ fn needs_label(r: &crate::model::Requirement) -> bool {
         || matches!(r.key.as_str(), "kubernetes.io/os" | "kubernetes.io/arch"))
 }
 
-/// Links every pod to the capacity in the run it can land on: pools that satisfy all of
-/// the pod's node requirements, at least one of them by a fact of the pool.
-fn link(inv: &mut Inventory) {
+/// Whether a pod's tolerations let it onto a pool's nodes, and whether they say it is
+/// meant for them. A taint repels a pod that neither tolerates it nor requests the extended
+/// resource it is named after (Kubernetes' ExtendedResourceToleration tolerates
+/// `nvidia.com/gpu` for a pod that requests it, where the cluster enables it: gpulint does
+/// not count that against the pool). A pool whose repelling taints the pod tolerates by
+/// name is one the pod is meant for.
+fn taints_answer(c: &Capacity, pod: &crate::model::PodShape) -> Answer {
+    let requested = pod.gpus.known().map(|g| g.resource.as_str());
+    let mut named = false;
+    for t in c.taints.iter().filter(|t| t.repels()) {
+        if pod
+            .tolerations
+            .iter()
+            .any(|tol| tol.key.is_some() && tol.tolerates(t))
+        {
+            named = true;
+        } else if !(pod.tolerations.iter().any(|tol| tol.tolerates(t))
+            || requested == Some(t.key.as_str()))
+        {
+            return Answer::No;
+        }
+    }
+    if named { Answer::Yes } else { Answer::Maybe }
+}
+
+/// Links every pod to the capacity in the run it can land on: pools whose taints it
+/// tolerates and that satisfy all of the pod's node requirements, with at least one fact of
+/// the pool (a requirement it answers, a taint the pod tolerates by name) saying so. Of
+/// those, the nearest are kept: the pools whose files share the most folders with the
+/// pod's (a monorepo of examples is many clusters, each with its pools beside its
+/// workloads). `folders` holds each file's folder, by file id.
+fn link(inv: &mut Inventory, folders: &[String]) {
     // Every pod is matched against the GPU pools: find those once.
     let pools: Vec<(usize, &Capacity)> = inv
         .capacity
@@ -504,9 +535,12 @@ fn link(inv: &mut Inventory) {
         })
         .collect();
     // The pools by the labels they set (the first of a repeated key, as `answer` reads
-    // them), in `pools` order: a pod that requires a plain label only looks at the pools
-    // that set it (20k pods × 20k pools was 4·10⁸ answers).
+    // them), and by the keys of the taints that repel, in `pools` order: a pod that
+    // requires a plain label only looks at the pools that set it (20k pods × 20k pools
+    // was 4·10⁸ answers).
     let mut by_label: std::collections::HashMap<(&str, &str), Vec<usize>> =
+        std::collections::HashMap::new();
+    let mut by_taint: std::collections::HashMap<&str, Vec<usize>> =
         std::collections::HashMap::new();
     for (n, (_, c)) in pools.iter().enumerate() {
         let mut seen: HashSet<&str> = HashSet::new();
@@ -515,27 +549,35 @@ fn link(inv: &mut Inventory) {
                 by_label.entry((k, v)).or_default().push(n);
             }
         }
+        let mut seen: HashSet<&str> = HashSet::new();
+        for t in c.taints.iter().filter(|t| t.repels()) {
+            if seen.insert(&t.key) {
+                by_taint.entry(&t.key).or_default().push(n);
+            }
+        }
     }
     let all: Vec<usize> = (0..pools.len()).collect();
     for w in &mut inv.workloads {
         for pod in &mut w.pods {
-            if pod.requirements.is_empty() {
-                continue;
-            }
             let mut candidates: Option<Vec<usize>> = None;
             for r in pod.requirements.iter().filter(|r| needs_label(r)) {
-                let mut found: Vec<usize> = r
+                let found = r
                     .values
                     .iter()
-                    .filter_map(|v| by_label.get(&(r.key.as_str(), v.as_str())))
-                    .flatten()
-                    .copied()
-                    .collect();
-                found.sort_unstable();
-                found.dedup();
+                    .filter_map(|v| by_label.get(&(r.key.as_str(), v.as_str())));
+                let found = sorted(found);
                 if candidates.as_ref().is_none_or(|c| found.len() < c.len()) {
                     candidates = Some(found);
                 }
+            }
+            if pod.requirements.is_empty() {
+                // Only tolerations can tie it to a pool: those tainted with a key it names.
+                let keys = pod.tolerations.iter().filter_map(|t| t.key.as_deref());
+                let found = sorted(keys.filter_map(|k| by_taint.get(k)));
+                if found.is_empty() {
+                    continue;
+                }
+                candidates = Some(found);
             }
             pod.landing = candidates
                 .as_ref()
@@ -543,7 +585,10 @@ fn link(inv: &mut Inventory) {
                 .iter()
                 .map(|&n| pools[n])
                 .filter(|(_, c)| {
-                    let mut yes = false;
+                    let mut yes = match taints_answer(c, pod) {
+                        Answer::No => return false,
+                        a => a == Answer::Yes,
+                    };
                     for r in &pod.requirements {
                         match answer(c, r) {
                             Answer::No => return false,
@@ -555,8 +600,34 @@ fn link(inv: &mut Inventory) {
                 })
                 .map(|(i, _)| i)
                 .collect();
+            if pod.landing.len() > 1 {
+                let near = |i: &usize| {
+                    shared_folders(
+                        &folders[inv.capacity[*i].header.file.0 as usize],
+                        &folders[w.span.file.0 as usize],
+                    )
+                };
+                let nearest = pod.landing.iter().map(near).max().unwrap_or_default();
+                pod.landing.retain(|i| near(i) == nearest);
+            }
         }
     }
+}
+
+/// How many leading folders two folder names share (`a/b/c` and `a/b/d` share 2).
+fn shared_folders(a: &str, b: &str) -> usize {
+    a.split('/')
+        .zip(b.split('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}
+
+/// The pool numbers in `lists`, sorted, each once.
+fn sorted<'a>(lists: impl Iterator<Item = &'a Vec<usize>>) -> Vec<usize> {
+    let mut found: Vec<usize> = lists.flatten().copied().collect();
+    found.sort_unstable();
+    found.dedup();
+    found
 }
 
 #[cfg(test)]

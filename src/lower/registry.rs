@@ -176,6 +176,7 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
     c.reserved =
         reserved_market(&c.market).or_else(|| g.span_of("capacity_reservation_specification"));
     c.labels = g.string_map("labels");
+    c.taints = g.taints("taints");
     let name = g
         .str("name")
         .known()
@@ -305,6 +306,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             _ => Value::Absent,
         };
         c.labels = labels_of(&name);
+        c.taints = gke_taints(b, &name);
         c.labels.push((
             "cloud.google.com/gke-nodepool".into(),
             name.clone(),
@@ -359,9 +361,37 @@ fn aks(call: &Call<'_>, inv: &mut Inventory) {
             _ => Scale::fixed(or_default(b.u64("agents_count"), 2, &span)),
         };
         c.labels = b.string_map("agents_labels");
+        c.taints = super::azure::written_taints(b, "agents_taints");
         c.role = super::intent::from_entries(&c.labels, ["default"], &span);
         inv.capacity.push(c);
     }
+}
+
+/// The GKE module's `node_pools_taints` for pool `name`: its own and those under `all`.
+fn gke_taints(b: &Block<'_>, name: &str) -> Vec<crate::model::Taint> {
+    let (Value::Known(hcl::Value::Object(by_pool), _), Some(span)) =
+        (b.value("node_pools_taints"), b.span_of("node_pools_taints"))
+    else {
+        return Vec::new();
+    };
+    let text = |t: &hcl::Map<String, hcl::Value>, k: &str| match t.get(k) {
+        Some(hcl::Value::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    ["all", name]
+        .iter()
+        .filter_map(|k| by_pool.get(*k)?.as_array())
+        .flatten()
+        .filter_map(|t| {
+            let t = t.as_object()?;
+            Some(crate::model::Taint::new(
+                text(t, "key")?,
+                text(t, "value"),
+                &text(t, "effect")?,
+                span.clone(),
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]

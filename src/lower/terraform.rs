@@ -981,6 +981,25 @@ impl<'a> Block<'a> {
             Value::Unknown(s) => Value::Unknown(s),
         }
     }
+    /// Node taints written under `key`: `taint { key value effect }` blocks, a list of
+    /// such objects, or a map of them (the EKS module's `taints = { gpu = { … } }`).
+    /// Taints that do not evaluate are left out.
+    pub fn taints(&self, key: &str) -> Vec<crate::model::Taint> {
+        let blocks: Vec<Block<'a>> = match self.entries(key) {
+            Value::Known(entries, _) => entries.into_iter().map(|(_, b)| b).collect(),
+            _ => self.blocks(key).known().cloned().unwrap_or_default(),
+        };
+        blocks
+            .iter()
+            .filter_map(|b| {
+                let key = b.str("key").known()?.clone();
+                let effect = b.str("effect").known()?.clone();
+                let value = b.str("value").known().cloned();
+                let span = b.span_of("key").unwrap_or_else(|| b.header.clone());
+                Some(crate::model::Taint::new(key, value, &effect, span))
+            })
+            .collect()
+    }
 
     /// A map of objects (`eks_managed_node_groups = { gpu = { … } }`): each entry as a
     /// block under its key, pointing at the key where the map is written literally.

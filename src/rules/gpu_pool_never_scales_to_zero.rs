@@ -1,9 +1,9 @@
 //! `gpu-pool-never-scales-to-zero`: a GPU group or node pool whose minimum keeps GPUs
 //! running when there is no work.
 
-use super::{Report, Rule, RuleContext, RuleMeta, describe, gpu_label, nodes};
+use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
 use crate::finding::{Category, Severity};
-use crate::model::{Capacity, CapacityKind, Dialect, Inventory, Provider, Value};
+use crate::model::{Capacity, CapacityKind, Dialect, Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -16,7 +16,7 @@ pub struct GpuPoolNeverScalesToZero;
 
 impl Rule for GpuPoolNeverScalesToZero {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
-        for c in &model.capacity {
+        for (i, c) in model.capacity.iter().enumerate() {
             // A reservation or capacity block is paid for whether nodes run or not.
             if !matches!(c.kind, CapacityKind::Group | CapacityKind::NodePool)
                 || c.reserved.is_some()
@@ -32,6 +32,11 @@ impl Rule for GpuPoolNeverScalesToZero {
             if *min == 0 {
                 continue;
             }
+            // Serving that lands only here keeps at least this many nodes busy anyway.
+            if model.serving_floor(i).is_some_and(|(busy, _)| busy >= *min) {
+                continue;
+            }
+            let serves = c.role.known() == Some(&Role::Inference);
             let fixed = c.scale.max.known() == Some(min);
             let m = machines[0];
             // GKE writes bounds per zone: say so where the label sits on the written figure.
@@ -41,7 +46,7 @@ impl Rule for GpuPoolNeverScalesToZero {
             };
             cx.report(Report {
                 message: format!(
-                    "`{}` {} {} of {}: {} when no job runs",
+                    "`{}` {} {} of {}: {} when no {}{}",
                     c.subject,
                     if fixed {
                         "stays at"
@@ -50,7 +55,9 @@ impl Rule for GpuPoolNeverScalesToZero {
                     },
                     nodes(*min),
                     describe(m),
-                    if *min == 1 { "it bills" } else { "they bill" }
+                    if *min == 1 { "it bills" } else { "they bill" },
+                    if serves { "request comes" } else { "job runs" },
+                    because(&c.role),
                 ),
                 help: help(c).into(),
                 subject: c.subject.clone(),

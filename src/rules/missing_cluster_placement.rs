@@ -3,7 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label};
 use crate::finding::{Category, Severity};
-use crate::model::{Capacity, Dialect, Inventory, Placement, Provider, Role, Value};
+use crate::model::{Capacity, CapacityKind, Dialect, Inventory, Placement, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -17,7 +17,12 @@ pub struct MissingClusterPlacement;
 impl Rule for MissingClusterPlacement {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
-            if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
+            // A reservation holds capacity: the instances that use it are set up (fabric,
+            // placement) where they are launched.
+            if c.role.known() != Some(&Role::Training)
+                || c.multi_node() != Some(true)
+                || c.kind == CapacityKind::Reservation
+            {
                 continue;
             }
             let Some((machines, span)) = c.gpu_machines() else {

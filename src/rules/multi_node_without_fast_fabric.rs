@@ -5,7 +5,9 @@
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe};
 use crate::catalog::{Fabric, catalog};
 use crate::finding::{Category, Severity};
-use crate::model::{Capacity, Dialect, Inventory, PodShape, Provider, Role, Value, Workload};
+use crate::model::{
+    Capacity, CapacityKind, Dialect, Inventory, PodShape, Provider, Role, Value, Workload,
+};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -22,7 +24,12 @@ impl Rule for MultiNodeWithoutFastFabric {
             check_workload(model, w, cx);
         }
         for c in &model.capacity {
-            if c.role.known() != Some(&Role::Training) || c.multi_node() != Some(true) {
+            // A reservation holds capacity: the instances that use it are set up (fabric,
+            // placement) where they are launched.
+            if c.role.known() != Some(&Role::Training)
+                || c.multi_node() != Some(true)
+                || c.kind == CapacityKind::Reservation
+            {
                 continue;
             }
             // Set up, or configured in a way gpulint cannot read: nothing to say.

@@ -1,7 +1,7 @@
 //! eksctl's `ClusterConfig` (`eksctl.io/v1alpha5`): its `managedNodeGroups` and
 //! `nodeGroups` are EKS node groups, read as capacity with eksctl's own defaults.
 
-use super::{labels, span, text};
+use super::{labels, span, taints, text};
 use crate::catalog::catalog;
 use crate::lower::{instance_machine, intent};
 use crate::model::{
@@ -77,6 +77,7 @@ fn node_group(
             _ => None,
         });
     c.labels = labels(file, ng.get("labels"));
+    c.taints = taints(file, ng.get("taints"));
     c.labels.push((
         "alpha.eksctl.io/nodegroup-name".into(),
         name.clone(),

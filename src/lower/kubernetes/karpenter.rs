@@ -1,6 +1,6 @@
 //! Karpenter NodePools: capacity defined in Kubernetes.
 
-use super::{labels, span, text};
+use super::{labels, span, taints, text};
 use crate::catalog::catalog;
 use crate::model::{Capacity, CapacityKind, Dialect, Market, Provider, Scale, Span, Value, Zones};
 use crate::parse::yaml::YamlNode;
@@ -99,6 +99,7 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
         per_zone: None,
     };
     c.labels = labels(file, template.and_then(|t| t.path(&["metadata", "labels"])));
+    c.taints = taints(file, template.and_then(|t| t.path(&["spec", "taints"])));
     c.labels.push((
         "karpenter.sh/nodepool".into(),
         name.clone(),

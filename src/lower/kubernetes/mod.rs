@@ -13,7 +13,7 @@ mod ray;
 use super::intent::{self, Word};
 use crate::catalog::workloads::workloads;
 use crate::model::{
-    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Value, Volume,
+    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Taint, Value, Volume,
     VolumeSource, Workload,
 };
 use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
@@ -94,6 +94,31 @@ fn labels(file: FileId, map: Option<&YamlNode>) -> Vec<(String, String, Span)> {
                 v.as_str()?.to_string(),
                 span(file, v),
             ))
+        })
+        .collect()
+}
+
+/// Node taints as written: a list of `{key, value, effect}` (Karpenter, eksctl), or
+/// eksctl's older map of `key: value:Effect`.
+fn taints(file: FileId, node: Option<&YamlNode>) -> Vec<Taint> {
+    if let Some(items) = node.and_then(YamlNode::items) {
+        return items
+            .iter()
+            .filter_map(|t| {
+                Some(Taint::new(
+                    text(t, "key")?,
+                    text(t, "value"),
+                    &text(t, "effect")?,
+                    span(file, t),
+                ))
+            })
+            .collect();
+    }
+    node.and_then(YamlNode::entries)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|(k, v)| {
+            Taint::parse(&format!("{}={}", k.as_str()?, v.as_str()?), span(file, v))
         })
         .collect()
 }
