@@ -272,6 +272,9 @@ pub struct Scale {
     /// Set when the written bounds are per zone (GKE `min_node_count`): the totals above
     /// are the written figure times this many zones.
     pub per_zone: Option<u64>,
+    /// When `min` is unknown but bounded: at least this many machines, where the bound is
+    /// written (a per-zone minimum over zones gpulint cannot count, `max(2, var.n)`).
+    pub min_at_least: Option<(u64, Span)>,
 }
 
 /// Where a capacity's machines may be.
@@ -306,7 +309,21 @@ impl Scale {
         Scale {
             min: n.clone(),
             max: n,
-            per_zone: None,
+            ..Scale::default()
+        }
+    }
+
+    /// A bound written per zone (GKE) as a total over `zones` zones. Over zones gpulint
+    /// cannot count it is unknown, but at least the written figure: a pool has a zone.
+    pub fn per_zone_total(
+        written: Value<u64>,
+        zones: Option<u64>,
+    ) -> (Value<u64>, Option<(u64, Span)>) {
+        match (written, zones) {
+            (Value::Known(n, s), Some(z)) => (Value::Known(n * z, s), None),
+            (Value::Known(0, s), None) => (Value::Known(0, s), None),
+            (Value::Known(n, s), None) => (Value::Unknown(s.clone()), Some((n, s))),
+            (v, _) => (v, None),
         }
     }
 
@@ -315,7 +332,7 @@ impl Scale {
         Scale {
             min: Value::Unknown(span.clone()),
             max: Value::Unknown(span),
-            per_zone: None,
+            ..Scale::default()
         }
     }
 }

@@ -182,6 +182,7 @@ pub(super) fn aks_pool(
         Value::Known(true, _) => Scale {
             min: pool.u64("min_count"),
             max: pool.u64("max_count"),
+            min_at_least: pool.u64_at_least("min_count"),
             ..Scale::default()
         },
         Value::Unknown(s) => Scale::unknown(s),

@@ -37,6 +37,7 @@ thread_local! {
         let mut ctx = Context::new();
         super::functions::declare(&mut ctx);
         ctx.declare_func(ITEM, FuncDef::builder().param(ParamType::Any).build(item));
+        ctx.declare_func(KNOWN, FuncDef::builder().param(ParamType::Any).build(known));
         ctx.declare_func(
             CONCAT,
             FuncDef::builder().variadic_param(ParamType::Any).build(concat),
@@ -58,6 +59,63 @@ const ITEM: &str = "__gpulint_item";
 const CONCAT: &str = "__gpulint_concat";
 /// `a + b`, `a - b`, `a * b`, `a / b` and `a % b`, with the operator as a first argument.
 const ARITH: &str = "__gpulint_arith";
+/// Passes a value that holds no unknown part through, and fails on one that does: the
+/// arguments of functions and operators whose result would not show it (`length`,
+/// `upper`, `==`…).
+const KNOWN: &str = "__gpulint_known";
+
+/// What stands for an attribute of a partly known object that has no value
+/// (`subnet_ids = module.vpc.private_subnets` beside known sizes), so the object keeps its
+/// known attributes. Text made from it contains it, and reads as unknown; functions and
+/// operators that would hide it fail on it ([`KNOWN`]).
+pub const UNKNOWN_TEXT: &str = "\u{1}gpulint:unknown\u{1}";
+
+/// The message [`KNOWN`] fails with.
+const HAS_UNKNOWN: &str = "a value with an unknown part";
+
+/// Functions whose result shows an unknown part of their arguments (they copy, pick or
+/// join values): the others get their arguments through [`KNOWN`].
+const CARRY_UNKNOWN: [&str; 19] = [
+    "merge",
+    "concat",
+    "flatten",
+    "tomap",
+    "tolist",
+    "toset",
+    "values",
+    "keys",
+    "one",
+    "compact",
+    "distinct",
+    "zipmap",
+    "slice",
+    "coalesce",
+    "coalescelist",
+    "lookup",
+    "element",
+    "join",
+    "tostring",
+];
+
+/// Whether `v` holds [`UNKNOWN_TEXT`] anywhere.
+pub fn has_unknown(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains(UNKNOWN_TEXT),
+        Value::Array(items) => items.iter().any(has_unknown),
+        Value::Object(m) => m.values().any(has_unknown),
+        _ => false,
+    }
+}
+
+fn known(args: FuncArgs) -> Result<Value, String> {
+    let v = args.into_values().pop().unwrap_or(Value::Null);
+    if has_unknown(&v) {
+        Err(HAS_UNKNOWN.into())
+    } else {
+        Ok(v)
+    }
+}
+
 /// What one step of a `for`, or one function call, costs besides the bytes it makes.
 const STEP: u64 = 256;
 
@@ -260,6 +318,12 @@ fn is_literal(e: &Expression, depth: usize) -> bool {
     }
 }
 
+/// Whether an evaluation failed for want of a value (a reference to nothing gpulint has,
+/// an unknown part reaching a function that would hide it), not because it is wrong.
+fn wants_value(e: &hcl::eval::Error) -> bool {
+    is_unknown(e.kind()) || e.to_string().contains(HAS_UNKNOWN)
+}
+
 /// An error that means "no value here", not "this is wrong".
 fn is_unknown(kind: &ErrorKind) -> bool {
     matches!(
@@ -315,7 +379,7 @@ impl Convert<'_> {
                     };
                     out.insert(key, self.expr(v.expr(), d));
                 }
-                H::Object(out)
+                self.partly_known(out)
             }
             Expression::StringTemplate(t) => self.template(t.iter(), None, d),
             Expression::HeredocTemplate(h) => self.template(h.template.iter(), h.indent(), d),
@@ -347,6 +411,10 @@ impl Convert<'_> {
                     Op::Mul => "*",
                     Op::Div => "/",
                     Op::Mod => "%",
+                    &op @ (Op::Eq | Op::NotEq) => {
+                        let (lhs, rhs) = (call(KNOWN, vec![lhs]), call(KNOWN, vec![rhs]));
+                        return H::from(hcl::expr::BinaryOp::new(lhs, op, rhs));
+                    }
                     &op => return H::from(hcl::expr::BinaryOp::new(lhs, op, rhs)),
                 };
                 call(ARITH, vec![H::from(arith), lhs, rhs])
@@ -357,9 +425,15 @@ impl Convert<'_> {
                     return unknown_marker();
                 }
                 let name = f.name.name.as_str();
-                let args: Vec<H> = f.args.iter().map(|a| self.expr(a, d)).collect();
+                let mut args: Vec<H> = f.args.iter().map(|a| self.expr(a, d)).collect();
+                if !CARRY_UNKNOWN.contains(&name) && !matches!(name, "try" | "can") {
+                    args = args.into_iter().map(|a| call(KNOWN, vec![a])).collect();
+                }
                 if matches!(name, "try" | "can") {
                     return self.decide_try(name == "can", &args);
+                }
+                if name == "coalesce" && self.bound.is_empty() && !f.args.expand_final() {
+                    return self.decide_coalesce(&args);
                 }
                 let mut call_expr = hcl::expr::FuncCall::new(Identifier::unchecked(name));
                 call_expr.args = args;
@@ -489,6 +563,46 @@ impl Convert<'_> {
         with_ops(base, ops)
     }
 
+    /// An object constructor whose attributes gpulint cannot all evaluate keeps those it
+    /// can: an attribute that is a reference to nothing gpulint has (a module output, a
+    /// data source) becomes [`UNKNOWN_TEXT`]; outside a `for`, an object that fails for
+    /// want of a value is evaluated attribute by attribute, each failing one made
+    /// [`UNKNOWN_TEXT`] and the rest kept as their values (so it is not evaluated again).
+    fn partly_known(
+        &self,
+        mut out: hcl::Object<hcl::ObjectKey, hcl::Expression>,
+    ) -> hcl::Expression {
+        let marker = unknown_marker();
+        for v in out.values_mut() {
+            if *v == marker {
+                *v = hcl::Expression::String(UNKNOWN_TEXT.into());
+            }
+        }
+        let object = hcl::Expression::Object(out);
+        if !self.bound.is_empty() || budget::spent() {
+            return object;
+        }
+        match FUNCS.with(|ctx| object.evaluate(ctx)) {
+            Ok(v) => self.literal(&v),
+            Err(e) if wants_value(&e) => {
+                let hcl::Expression::Object(out) = object else {
+                    unreachable!("built as an object above")
+                };
+                let mut known = hcl::Object::new();
+                for (k, v) in out {
+                    let v = match FUNCS.with(|ctx| v.evaluate(ctx)) {
+                        Ok(v) => self.literal(&v),
+                        Err(e) if wants_value(&e) => hcl::Expression::String(UNKNOWN_TEXT.into()),
+                        Err(_) => return unknown_marker(),
+                    };
+                    known.insert(k, v);
+                }
+                hcl::Expression::Object(known)
+            }
+            Err(_) => object,
+        }
+    }
+
     /// A value as an expression, charged; inside a `for` it is charged at every step.
     fn literal(&self, v: &Value) -> hcl::Expression {
         if !budget::charge(budget::size_of(v)) {
@@ -518,6 +632,22 @@ impl Convert<'_> {
                 Err(err) if is_unknown(err.kind()) => return unknown_marker(),
                 Err(_) if can => return false.into(),
                 Err(_) => {}
+            }
+        }
+        unknown_marker()
+    }
+
+    /// `coalesce(a, b, …)` outside a `for`: the first argument that is neither null nor
+    /// `""`, evaluated in order, so a known first choice is known whatever follows
+    /// (`coalesce("g6e.xlarge", var.type)`); an unknown argument before it makes the result
+    /// unknown, as in Terraform.
+    fn decide_coalesce(&self, args: &[hcl::Expression]) -> hcl::Expression {
+        for arg in args {
+            match FUNCS.with(|ctx| arg.evaluate(ctx)) {
+                Ok(Value::Null) => {}
+                Ok(Value::String(s)) if s.is_empty() => {}
+                Ok(v) => return self.literal(&v),
+                Err(_) => return unknown_marker(),
             }
         }
         unknown_marker()

@@ -400,21 +400,21 @@ fn node_pool(
     };
     c.scale = match pool.block("autoscaling") {
         Value::Known(a, _) => {
-            let per_zone = |v: Value<u64>| match (v, zone_count) {
-                (Value::Known(n, s), Some(z)) => Value::Known(n * z, s),
-                (Value::Known(_, s), None) => Value::Unknown(s),
-                (v, _) => v,
-            };
             match (a.u64("total_min_node_count"), a.u64("total_max_node_count")) {
-                (Value::Absent, Value::Absent) => Scale {
-                    min: per_zone(a.u64("min_node_count")),
-                    max: per_zone(a.u64("max_node_count")),
-                    per_zone: zone_count,
-                },
+                (Value::Absent, Value::Absent) => {
+                    let (min, min_at_least) =
+                        Scale::per_zone_total(a.u64("min_node_count"), zone_count);
+                    Scale {
+                        min,
+                        max: Scale::per_zone_total(a.u64("max_node_count"), zone_count).0,
+                        per_zone: zone_count,
+                        min_at_least,
+                    }
+                }
                 (min, max) => Scale {
                     min,
                     max,
-                    per_zone: None,
+                    ..Scale::default()
                 },
             }
         }
@@ -425,16 +425,12 @@ fn node_pool(
                 Value::Absent => pool.u64("initial_node_count"),
                 n => n,
             };
-            let total = match (fixed, zone_count) {
-                (Value::Known(n, s), Some(z)) => Value::Known(n * z, s),
-                (Value::Known(0, s), None) => Value::Known(0, s),
-                (Value::Known(_, s), None) => Value::Unknown(s),
-                (v, _) => v,
-            };
+            let (total, min_at_least) = Scale::per_zone_total(fixed, zone_count);
             Scale {
                 min: total.clone(),
                 max: total,
                 per_zone: zone_count,
+                min_at_least,
             }
         }
     };

@@ -148,7 +148,8 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
     c.scale = Scale {
         min: or_default(g.u64("min_size"), 1, &header),
         max: or_default(g.u64("max_size"), 3, &header),
-        per_zone: None,
+        min_at_least: g.u64_at_least("min_size"),
+        ..Scale::default()
     };
     // Subnets are IDs from elsewhere: their zones are not known here.
     c.zones = Value::Unknown(g.span_of("subnet_ids").unwrap_or_else(|| header.clone()));
@@ -270,32 +271,33 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             Some(Zones::Listed(z)) => Some(z.len() as u64),
             _ => None,
         };
-        let per_zone = |v: Value<u64>| match (v, zone_count) {
-            (Value::Known(n, s), Some(z)) => Value::Known(n * z, s),
-            (Value::Known(0, s), None) => Value::Known(0, s),
-            (Value::Known(_, s), None) => Value::Unknown(s),
-            (v, _) => v,
-        };
+        let per_zone = |v: Value<u64>| Scale::per_zone_total(v, zone_count);
         c.scale = match pool.bool("autoscaling") {
             Value::Unknown(s) => Scale::unknown(s),
             Value::Known(false, _) => {
-                let n = per_zone(or_default(pool.u64("node_count"), 1, &header));
+                let (n, min_at_least) = per_zone(or_default(pool.u64("node_count"), 1, &header));
                 Scale {
                     min: n.clone(),
                     max: n,
                     per_zone: zone_count,
+                    min_at_least,
                 }
             }
             _ => match (pool.u64("total_min_count"), pool.u64("total_max_count")) {
-                (Value::Absent, Value::Absent) => Scale {
-                    min: per_zone(or_default(pool.u64("min_count"), 1, &header)),
-                    max: per_zone(or_default(pool.u64("max_count"), 100, &header)),
-                    per_zone: zone_count,
-                },
+                (Value::Absent, Value::Absent) => {
+                    let (min, min_at_least) =
+                        per_zone(or_default(pool.u64("min_count"), 1, &header));
+                    Scale {
+                        min,
+                        max: per_zone(or_default(pool.u64("max_count"), 100, &header)).0,
+                        per_zone: zone_count,
+                        min_at_least,
+                    }
+                }
                 (min, max) => Scale {
                     min,
                     max,
-                    per_zone: None,
+                    ..Scale::default()
                 },
             },
         };
@@ -355,7 +357,7 @@ fn aks(call: &Call<'_>, inv: &mut Inventory) {
             Value::Known(true, _) => Scale {
                 min: b.u64("agents_min_count"),
                 max: b.u64("agents_max_count"),
-                per_zone: None,
+                ..Scale::default()
             },
             Value::Unknown(s) => Scale::unknown(s),
             _ => Scale::fixed(or_default(b.u64("agents_count"), 2, &span)),

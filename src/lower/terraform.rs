@@ -768,6 +768,36 @@ impl<'a> Block<'a> {
         })
     }
 
+    /// A lower bound of a whole number that does not evaluate but is written as
+    /// `max(…)` with operands that do (`max(2, var.floor)` is at least 2), with the span
+    /// of the call. `None` when the number evaluates, or no operand does.
+    pub fn u64_at_least(&self, key: &str) -> Option<(u64, Span)> {
+        if !self.u64(key).is_unknown() {
+            return None;
+        }
+        let owner = self.owner(key)?;
+        let mut e = owner.expr(key)?;
+        while let Expression::Parenthesis(p) = e {
+            e = p.inner();
+        }
+        let Expression::FuncCall(f) = e else {
+            return None;
+        };
+        if f.name.name.as_str() != "max" || !f.name.namespace.is_empty() {
+            return None;
+        }
+        let bound = f
+            .args
+            .iter()
+            .filter_map(|a| match owner.scope.eval(a)? {
+                hcl::Value::Number(n) => n.as_u64(),
+                hcl::Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            })
+            .max()?;
+        Some((bound, owner.expr_span(e)))
+    }
+
     pub fn bool(&self, key: &str) -> Value<bool> {
         self.value(key).and_then(|v| match v {
             hcl::Value::Bool(b) => Some(b),
@@ -1051,6 +1081,8 @@ impl<'a> Block<'a> {
 
 fn scalar_string(v: hcl::Value) -> Option<String> {
     match v {
+        // An attribute of a partly known object that has no value, or text made from one.
+        hcl::Value::String(s) if s.contains(super::eval::UNKNOWN_TEXT) => None,
         hcl::Value::String(s) => Some(s),
         hcl::Value::Number(n) => Some(n.to_string()),
         hcl::Value::Bool(b) => Some(b.to_string()),
@@ -1365,6 +1397,64 @@ resource "r" "unknown" {
         assert_eq!(types, ["g6.12xlarge", "g6e.12xlarge"]);
         let unknown = m.resource("r", "unknown").unwrap();
         assert!(unknown.block.blocks("override").is_unknown());
+    }
+
+    #[test]
+    fn objects_keep_what_is_known_and_bounds_stay_certain() {
+        let main = body(
+            r#"
+variable "floor" {}
+locals {
+  groups = {
+    gpu = {
+      instance_types = ["p5.48xlarge"]
+      min_size       = 2
+      subnet_ids     = module.vpc.private_subnets
+      name           = "gpu-${module.eks.cluster_name}"
+      label          = upper(data.x.y.name)
+    }
+  }
+  merged   = merge({ max_size = 4 }, local.groups.gpu)
+  hidden   = length(local.groups.gpu.subnet_ids)
+  compared = local.groups.gpu.subnet_ids == "x" ? "yes" : "no"
+  picked   = coalesce("g6e.xlarge", var.floor)
+  blocked  = coalesce(var.floor, "g6e.xlarge")
+}
+module "m" {
+  source  = "x"
+  groups  = local.groups
+  merged  = local.merged
+  hidden  = local.hidden
+  compared = local.compared
+  picked  = local.picked
+  blocked = local.blocked
+  min_a   = max(2, var.floor)
+  min_b   = max(var.floor, var.floor)
+}
+"#,
+        );
+        let m = module(&main, &[]);
+        let call = m.calls().next().unwrap();
+        let groups = call.block.entries("groups").known().unwrap().clone();
+        let gpu = &groups[0].1;
+        assert_eq!(gpu.u64("min_size").known(), Some(&2));
+        assert_eq!(
+            gpu.string_list("instance_types").known().map(Vec::len),
+            Some(1)
+        );
+        assert!(gpu.string_list("subnet_ids").is_unknown());
+        assert!(gpu.str("name").is_unknown());
+        assert!(gpu.str("label").is_unknown());
+        let merged = call.block.block("merged").known().unwrap().clone();
+        assert_eq!(merged.u64("max_size").known(), Some(&4));
+        assert_eq!(merged.u64("min_size").known(), Some(&2));
+        // What would hide the unknown part is unknown itself.
+        assert!(call.block.u64("hidden").is_unknown());
+        assert!(call.block.str("compared").is_unknown());
+        assert_eq!(call.block.str("picked").known().unwrap(), "g6e.xlarge");
+        assert!(call.block.str("blocked").is_unknown());
+        assert_eq!(call.block.u64_at_least("min_a").map(|b| b.0), Some(2));
+        assert_eq!(call.block.u64_at_least("min_b"), None);
     }
 
     #[test]

@@ -26,8 +26,12 @@ impl Rule for GpuPoolNeverScalesToZero {
             let Some((machines, machine_span)) = c.gpu_machines() else {
                 continue;
             };
-            let Value::Known(min, min_span) = &c.scale.min else {
-                continue;
+            // An unknown minimum that is bounded (a per-zone minimum over zones gpulint
+            // cannot count, `max(2, var.n)`) is judged at its bound.
+            let (min, min_span, bounded) = match (&c.scale.min, &c.scale.min_at_least) {
+                (Value::Known(n, s), _) => (n, s, false),
+                (Value::Unknown(_), Some((n, s))) => (n, s, true),
+                _ => continue,
             };
             if *min == 0 {
                 continue;
@@ -37,19 +41,23 @@ impl Rule for GpuPoolNeverScalesToZero {
                 continue;
             }
             let serves = c.role.known() == Some(&Role::Inference);
-            let fixed = c.scale.max.known() == Some(min);
+            let fixed = !bounded && c.scale.max.known() == Some(min);
             let m = machines[0];
             // GKE writes bounds per zone: say so where the label sits on the written figure.
             let written = match c.scale.per_zone {
                 Some(z) if z > 1 => format!("{} per zone × {z} zones", min / z),
+                _ if bounded => format!("at least {}", nodes(*min)),
                 _ => nodes(*min),
             };
+            let least = if bounded { "at least " } else { "" };
             cx.report(Report {
                 message: format!(
-                    "`{}` {} {} of {}: {} when no {}{}",
+                    "`{}` {} {least}{} of {}: {} when no {}{}",
                     c.subject,
                     if fixed {
                         "stays at"
+                    } else if bounded {
+                        "keeps running"
                     } else {
                         "never scales below"
                     },

@@ -17,11 +17,13 @@ pub struct MissingClusterPlacement;
 impl Rule for MissingClusterPlacement {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for c in &model.capacity {
-            // A reservation holds capacity: the instances that use it are set up (fabric,
-            // placement) where they are launched.
+            // A reservation holds capacity and decides where it is: a capacity block is
+            // placed together, an ODCR is made in a placement group or not. Capacity that
+            // runs on one is placed by it.
             if c.role.known() != Some(&Role::Training)
                 || c.multi_node() != Some(true)
                 || c.kind == CapacityKind::Reservation
+                || c.reserved.is_some()
             {
                 continue;
             }

@@ -177,7 +177,7 @@ fn scale(file: FileId, ng: &YamlNode, header: &Span, managed: bool) -> Scale {
     Scale {
         min,
         max,
-        per_zone: None,
+        ..Scale::default()
     }
 }
 

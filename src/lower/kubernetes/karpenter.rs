@@ -96,7 +96,7 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
     c.scale = Scale {
         min: Value::Known(0, c.header.clone()),
         max: Value::Absent,
-        per_zone: None,
+        ..Scale::default()
     };
     c.labels = labels(file, template.and_then(|t| t.path(&["metadata", "labels"])));
     c.taints = taints(file, template.and_then(|t| t.path(&["spec", "taints"])));
