@@ -129,4 +129,7 @@ pub struct Finding {
     pub primary: Label,
     /// Related places, possibly in other files.
     pub secondary: Vec<Label>,
+    /// Where values that decide the finding were set (the tfvars line, the module call
+    /// argument, the variable default), each with what it says.
+    pub related: Vec<Label>,
 }

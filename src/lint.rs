@@ -240,6 +240,7 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         &modules,
     ));
     notes.extend(skip_templates(&db, &mut parsed));
+    notes.extend(unapplied_tfvars(&db, &var_files));
     Ok(Read {
         db,
         parsed,
@@ -420,4 +421,37 @@ fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, String> {
         return Err(crate::bounded::too_large(None, cap));
     }
     Ok(bytes)
+}
+
+/// A note for each folder whose `*.tfvars` files Terraform does not read by itself
+/// (`prod.tfvars`, `staging.tfvars`: environments) and that no `--var-file` names: their
+/// values were not applied, so the module was checked on its defaults.
+fn unapplied_tfvars(db: &SourceDb, var_files: &[FileId]) -> Vec<String> {
+    let mut by_folder: std::collections::BTreeMap<&str, Vec<&str>> =
+        std::collections::BTreeMap::new();
+    for (id, f) in db.iter() {
+        if f.kind != FileKind::TfVars || f.path.is_none() || var_files.contains(&id) {
+            continue;
+        }
+        let (folder, base) = f.name.rsplit_once('/').unwrap_or(("", &f.name));
+        if crate::lower::tfvars_rank(base).is_none() {
+            by_folder.entry(folder).or_default().push(base);
+        }
+    }
+    by_folder
+        .into_iter()
+        .map(|(folder, files)| {
+            let folder = if folder.is_empty() { "." } else { folder };
+            format!(
+                "`{folder}` has variable files Terraform applies only when named ({}): \
+                 checked without them; lint each environment with `--var-file {}`",
+                files.join(", "),
+                if folder == "." {
+                    files[0].to_string()
+                } else {
+                    format!("{folder}/{}", files[0])
+                },
+            )
+        })
+        .collect()
 }

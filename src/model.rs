@@ -102,6 +102,22 @@ pub struct Inventory {
     pub syntax_errors: Vec<SyntaxProblem>,
     /// Limits hit while reading or evaluating: what was not checked, and where.
     pub limits: Vec<LimitProblem>,
+    /// Where the values read at some spans were set: a reference to `var.gpu_min` at a
+    /// span, and the tfvars line, call argument or default that gave it.
+    /// With the module instance (`module.pool["h100"].`) that read them.
+    pub origins: Vec<Origins>,
+}
+
+/// Where the value read at a span, in a module instance (`module.pool["h100"].`, or ``
+/// at the root), was set.
+pub type Origins = (Span, String, Vec<Related>);
+
+/// A place that decides a value read elsewhere: the tfvars line, the module call argument
+/// or the variable default a `var.x` takes its value from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Related {
+    pub span: Span,
+    pub message: String,
 }
 
 /// A limit hit in one file (a YAML document over its node limit) or one Terraform module

@@ -82,16 +82,7 @@ fn sarif_passes_the_official_schema() {
         assert!(result["partialFingerprints"]["gpulint/v1"].is_string());
     }
 
-    let schema_path = Path::new(ROOT).join("../shared/schemas/sarif-schema-2.1.0.json");
-    let Ok(schema) = std::fs::read(&schema_path) else {
-        eprintln!(
-            "SKIPPED: the SARIF schema is not at {}; the output was not validated against it",
-            schema_path.display()
-        );
-        return;
-    };
-    let schema: serde_json::Value = serde_json::from_slice(&schema).unwrap();
-    let validator = jsonschema::validator_for(&schema).unwrap();
+    let validator = common::sarif_schema();
     let errors: Vec<String> = validator
         .iter_errors(&sarif)
         .map(|e| format!("{} at {}", e, e.instance_path()))

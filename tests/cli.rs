@@ -46,6 +46,7 @@ fn examples_json_has_exactly_the_design_fields() {
             "help",
             "line",
             "message",
+            "related",
             "rule",
             "severity",
             "subject"

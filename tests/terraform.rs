@@ -140,3 +140,71 @@ fn a_folder_walk_reads_plan_json_and_no_other_json() {
     assert!(files.iter().all(|f| *f == "tfplan.json"), "{files:?}");
     assert_eq!(report["summary"]["files"], 1, "{report:#}");
 }
+
+/// A value set in a `--var-file` is named where it was set, in every machine format; the
+/// other environments' files are named in a note.
+#[test]
+fn a_value_from_a_var_file_is_a_related_location_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    common::write(
+        d,
+        "main.tf",
+        "variable \"gpu_min\" {\n  default = 0\n}\n\nresource \"aws_eks_node_group\" \"gpu\" {\n  cluster_name   = \"ml\"\n  node_role_arn  = \"arn:aws:iam::123456789012:role/eks-node\"\n  subnet_ids     = [\"subnet-0abc\"]\n  instance_types = [\"g6e.xlarge\"]\n  scaling_config {\n    min_size     = var.gpu_min\n    max_size     = 4\n    desired_size = 1\n  }\n}\n",
+    );
+    common::write(d, "prod.tfvars", "# production\ngpu_min = 2\n");
+    common::write(d, "staging.tfvars", "gpu_min = 1\n");
+    let run = |format: &str| {
+        common::gpulint(
+            &[
+                "check",
+                "--format",
+                format,
+                "--var-file",
+                "prod.tfvars",
+                ".",
+            ],
+            d,
+            None,
+        )
+    };
+
+    let report = json(&run("json"));
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let related = &findings[0]["related"];
+    assert_eq!(
+        related,
+        &serde_json::json!([{"file": "prod.tfvars", "line": 2, "column": 1, "end_line": 2,
+            "end_column": 12, "message": "`var.gpu_min` is set here"}]),
+    );
+    // Only the environment not applied is named.
+    let o = run("json");
+    let notes = common::stderr(&o);
+    assert!(notes.contains("staging.tfvars"), "{notes}");
+    assert!(!notes.contains("prod.tfvars"), "{notes}");
+
+    let sarif = json(&run("sarif"));
+    let result = &sarif["runs"][0]["results"][0];
+    let locations = result["relatedLocations"].as_array().unwrap();
+    let tfvars = locations
+        .iter()
+        .find(|l| l["physicalLocation"]["artifactLocation"]["uri"] == "prod.tfvars")
+        .unwrap_or_else(|| panic!("{result:#}"));
+    assert_eq!(tfvars["physicalLocation"]["region"]["startLine"], 2);
+    assert_eq!(tfvars["message"]["text"], "`var.gpu_min` is set here");
+    let validator = common::sarif_schema();
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    for format in ["compact", "github", "junit", "human"] {
+        let text = common::stdout(&run(format));
+        assert!(
+            text.contains("prod.tfvars:2:1") || text.contains("prod.tfvars:2:1]"),
+            "{format}: {text}"
+        );
+    }
+}

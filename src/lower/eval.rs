@@ -20,6 +20,37 @@ use hcl_edit::template::Element;
 
 use super::budget;
 use super::terraform::{TfFile, in_file};
+use crate::model::{Origins, Related, Span};
+
+thread_local! {
+    /// Origins of the values read during one lowering, by the span that read them.
+    static ORIGINS: std::cell::RefCell<Vec<Origins>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Records where the value read at `at` in `scope` was set (nothing when `origins` is
+/// empty). A value read again at the same place in the same instance is recorded once.
+pub fn record_origins(at: &Span, scope: &Scope, origins: &[Related]) {
+    if origins.is_empty() {
+        return;
+    }
+    ORIGINS.with(|o| {
+        let mut o = o.borrow_mut();
+        if !o
+            .iter()
+            .rev()
+            .take(8)
+            .any(|(s, p, _)| s == at && p == scope.prefix())
+        {
+            o.push((at.clone(), scope.prefix().to_string(), origins.to_vec()));
+        }
+    });
+}
+
+/// The origins recorded on this thread since the last call.
+pub fn take_origins() -> Vec<Origins> {
+    ORIGINS.with(|o| std::mem::take(&mut *o.borrow_mut()))
+}
 
 /// Where expressions are evaluated: the values of `var`, `local`, and inside an instance
 /// `count`, `each` or a `dynamic` block's iterator, chained to the scope they extend.
@@ -29,6 +60,11 @@ pub struct Scope {
     /// `var.x` and `local.y` that have no value: references to them stay unknown even
     /// inside `try`, which would otherwise take its fallback.
     unknown: Rc<HashSet<String>>,
+    /// Where each variable's value was set (`gpu_min`: the tfvars line), most direct first.
+    origins: Rc<HashMap<String, Vec<Related>>>,
+    /// The module instance the scope belongs to (`module.pool["h100"].`): the same text
+    /// read in each instance of a module has each instance's origins.
+    prefix: Rc<str>,
 }
 
 thread_local! {
@@ -67,7 +103,7 @@ const KNOWN: &str = "__gpulint_known";
 /// What stands for an attribute of a partly known object that has no value
 /// (`subnet_ids = module.vpc.private_subnets` beside known sizes), so the object keeps its
 /// known attributes. Text made from it contains it, and reads as unknown; functions and
-/// operators that would hide it fail on it ([`KNOWN`]).
+/// operators that would hide it fail on it (`__gpulint_known`).
 pub const UNKNOWN_TEXT: &str = "\u{1}gpulint:unknown\u{1}";
 
 /// The message [`KNOWN`] fails with.
@@ -217,6 +253,35 @@ impl Scope {
             vars: HashMap::new(),
             parent: None,
             unknown: Rc::new(unknown),
+            origins: Rc::default(),
+            prefix: Rc::from(""),
+        }
+    }
+
+    /// Sets where each variable's value was set, in the module instance `prefix`.
+    pub fn set_origins(&mut self, origins: HashMap<String, Vec<Related>>, prefix: &str) {
+        self.origins = Rc::new(origins);
+        self.prefix = Rc::from(prefix);
+    }
+
+    /// The module instance the scope belongs to, as subjects start (`module.a.`).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Where the value of the variable `expr` refers to was set (`var.gpu_min`,
+    /// `var.groups["gpu"].min_size`): nothing for any other expression.
+    pub fn origins_of(&self, expr: &Expression) -> &[Related] {
+        let Expression::Traversal(t) = expr else {
+            return &[];
+        };
+        match (&t.expr, t.operators.first().map(hcl_edit::Decorated::value)) {
+            (Expression::Variable(root), Some(TraversalOperator::GetAttr(name)))
+                if root.as_str() == "var" =>
+            {
+                self.origins.get(name.as_str()).map_or(&[], Vec::as_slice)
+            }
+            _ => &[],
         }
     }
 
@@ -238,6 +303,8 @@ impl Scope {
             vars,
             parent: Some(Rc::clone(self)),
             unknown: Rc::clone(&self.unknown),
+            origins: Rc::clone(&self.origins),
+            prefix: Rc::clone(&self.prefix),
         })
     }
 

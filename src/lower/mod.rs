@@ -79,7 +79,7 @@ struct Folder {
 }
 
 /// Files Terraform reads for a root module's variables, in its order of precedence.
-fn tfvars_rank(base: &str) -> Option<(u8, String)> {
+pub(crate) fn tfvars_rank(base: &str) -> Option<(u8, String)> {
     match base {
         "terraform.tfvars" => Some((0, String::new())),
         "terraform.tfvars.json" => Some((1, String::new())),
@@ -219,7 +219,10 @@ fn lower_module(
                     // The key is written, so its value is `null`.
                     Value::Absent => Input::Known(hcl::Value::Null),
                 };
-                (n, input)
+                let set = call
+                    .block
+                    .origins(&n, format!("passed to `{}` as `{n}`", call.path));
+                (n, input, set)
             })
             .collect();
         let child = Module::called(files, inputs, format!("{}.", call.path));
@@ -249,6 +252,8 @@ pub fn lower_with(
         .map(|(_, f)| f.text.len() as u64)
         .sum();
     let run = budget::begin(limits, terraform_bytes);
+    // Origins left by an earlier run on this thread are not this run's.
+    drop(eval::take_origins());
     for (id, file) in db.iter() {
         let p = &parsed[id.0 as usize];
         if let Some(e) = &p.error {
@@ -318,10 +323,7 @@ pub fn lower_with(
             _ => {}
         }
     }
-    let globals: Vec<&Body> = var_files
-        .iter()
-        .filter_map(|&id| tf_file(id).map(|f| f.body))
-        .collect();
+    let globals: Vec<TfFile<'_>> = var_files.iter().filter_map(|&id| tf_file(id)).collect();
     let tree = Tree {
         folders: folders
             .iter()
@@ -359,11 +361,8 @@ pub fn lower_with(
         let folder = &folders[dir];
         let mut tfvars: Vec<&(String, FileId)> = folder.tfvars.iter().collect();
         tfvars.sort_by_key(|(base, _)| tfvars_rank(base));
-        let mut vars: Vec<&Body> = tfvars
-            .iter()
-            .filter_map(|(_, id)| tf_file(*id).map(|f| f.body))
-            .collect();
-        vars.extend(&globals);
+        let mut vars: Vec<TfFile<'_>> = tfvars.iter().filter_map(|(_, id)| tf_file(*id)).collect();
+        vars.extend(globals.iter().copied());
         // A file that did not parse adds nothing; it is reported as `parse-error`.
         let module = Module::new(&tree.folders[dir], &vars);
         // Each root has its own module budget: a monorepo of many roots is checked as
@@ -405,6 +404,7 @@ pub fn lower_with(
     }
     drop(run);
     let folders: Vec<String> = db.iter().map(|(_, f)| folder_of(&f.name)).collect();
+    inv.origins = eval::take_origins();
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
     inv

@@ -19,7 +19,7 @@ use hcl_edit::{Ident, Span as _};
 
 use super::{budget, intent};
 use crate::limits::Limit;
-use crate::model::{Inferred, Role, Span, Value};
+use crate::model::{Inferred, Related, Role, Span, Value};
 use crate::parse::json::Remap;
 use crate::source::FileId;
 
@@ -111,30 +111,45 @@ pub enum Input {
 impl<'a> Module<'a> {
     /// A root module. `var_sources` are tfvars bodies in increasing precedence:
     /// `terraform.tfvars`, `*.auto.tfvars` by name, then `--var-file`s in order.
-    pub fn new(files: &[TfFile<'a>], var_sources: &[&Body]) -> Self {
+    pub fn new(files: &[TfFile<'a>], var_sources: &[TfFile<'_>]) -> Self {
         let empty = Scope::new(HashSet::new());
-        let mut inputs: Vec<(String, Input)> = Vec::new();
-        for body in var_sources {
-            for attr in body.attributes() {
+        let mut inputs: Vec<(String, Input, Vec<Related>)> = Vec::new();
+        for vars in var_sources {
+            for attr in vars.body.attributes() {
                 let v = match empty.eval(&attr.value) {
                     Some(v) => Input::Known(v),
                     // A tfvars value that does not evaluate hides the default: unknown.
                     None => Input::Unknown,
                 };
-                inputs.push((attr.key.as_str().to_string(), v));
+                let name = attr.key.as_str().to_string();
+                let at = Span::new(
+                    vars.id,
+                    in_file(vars.remap, attr.span().unwrap_or_default()),
+                );
+                let set = Related {
+                    span: at,
+                    message: format!("`var.{name}` is set here"),
+                };
+                inputs.push((name, v, vec![set]));
             }
         }
         Module::called(files, inputs, String::new())
     }
 
-    /// A module called with `inputs`, named `prefix` in subjects.
-    pub fn called(files: &[TfFile<'a>], inputs: Vec<(String, Input)>, prefix: String) -> Self {
+    /// A module called with `inputs` (each with where its value was set), named `prefix`
+    /// in subjects.
+    pub fn called(
+        files: &[TfFile<'a>],
+        inputs: Vec<(String, Input, Vec<Related>)>,
+        prefix: String,
+    ) -> Self {
         let empty = Scope::new(HashSet::new());
         let mut vars = hcl::Map::new();
         let mut unknown = HashSet::new();
         // Declared variables, whether each takes `null` from a caller as "use the default"
         // (`nullable = false`), and their type.
         let mut declared: Vec<(String, bool, Option<&Expression>)> = Vec::new();
+        let mut origins: HashMap<String, Vec<Related>> = HashMap::new();
         for (file, block) in files
             .iter()
             .flat_map(|f| f.body.get_blocks("variable").map(move |b| (*f, b)))
@@ -143,13 +158,21 @@ impl<'a> Module<'a> {
                 continue;
             };
             // Without a default that evaluates, the variable is unknown until given.
-            match block
-                .body
-                .get_attribute("default")
-                .and_then(|d| empty.eval_in(&d.value, file))
-            {
+            let default = block.body.get_attribute("default");
+            match default.and_then(|d| empty.eval_in(&d.value, file)) {
                 Some(v) => {
                     vars.insert(name.clone(), v);
+                    if let Some(d) = default {
+                        let at =
+                            Span::new(file.id, in_file(file.remap, d.span().unwrap_or_default()));
+                        origins.insert(
+                            name.clone(),
+                            vec![Related {
+                                span: at,
+                                message: format!("the default of `var.{name}`"),
+                            }],
+                        );
+                    }
                 }
                 None => {
                     unknown.insert(format!("var.{name}"));
@@ -163,7 +186,7 @@ impl<'a> Module<'a> {
             let ty = block.body.get_attribute("type").map(|t| &t.value);
             declared.push((name, not_nullable, ty));
         }
-        for (name, input) in inputs {
+        for (name, input, set) in inputs {
             let Some(&(_, not_nullable, _)) = declared.iter().find(|(d, _, _)| *d == name) else {
                 continue;
             };
@@ -171,6 +194,7 @@ impl<'a> Module<'a> {
                 Input::Known(hcl::Value::Null) if not_nullable => {}
                 Input::Known(v) => {
                     unknown.remove(&format!("var.{name}"));
+                    origins.insert(name.clone(), set);
                     vars.insert(name, v);
                 }
                 Input::Unknown => {
@@ -188,6 +212,7 @@ impl<'a> Module<'a> {
         }
         let mut scope = Scope::new(unknown);
         scope.declare("var", hcl::Value::Object(vars));
+        scope.set_origins(origins, &prefix);
         resolve_locals(&mut scope, files);
         let scope = Rc::new(scope);
         let mut resources = Vec::new();
@@ -728,6 +753,7 @@ impl<'a> Block<'a> {
     fn eval(&self, expr: &Expression) -> Value<hcl::Value> {
         let span = self.expr_span(expr);
         let value = self.scope.eval(expr);
+        super::eval::record_origins(&span, &self.scope, self.scope.origins_of(expr));
         if value.is_none() && budget::spent() {
             budget::record_spent(self.file, span.range.clone());
         }
@@ -766,6 +792,23 @@ impl<'a> Block<'a> {
             hcl::Value::String(s) => s.trim().parse().ok(),
             _ => None,
         })
+    }
+
+    /// Where the value of `key` was set: this attribute, then, when it is a variable, where
+    /// that variable's value was set. `message` says what the attribute does with it.
+    pub fn origins(&self, key: &str, message: String) -> Vec<Related> {
+        let Some(owner) = self.owner(key) else {
+            return Vec::new();
+        };
+        let Some(e) = owner.expr(key) else {
+            return Vec::new();
+        };
+        let mut out = vec![Related {
+            span: owner.expr_span(e),
+            message,
+        }];
+        out.extend(owner.scope.origins_of(e).iter().cloned());
+        out
     }
 
     /// A lower bound of a whole number that does not evaluate but is written as
@@ -1161,13 +1204,21 @@ mod tests {
     }
 
     fn module<'a>(main: &'a Body, vars: &[&Body]) -> Module<'a> {
+        let vars: Vec<TfFile<'_>> = vars
+            .iter()
+            .map(|body| TfFile {
+                id: FileId(1),
+                body,
+                remap: None,
+            })
+            .collect();
         Module::new(
             &[TfFile {
                 id: FileId(0),
                 body: main,
                 remap: None,
             }],
-            vars,
+            &vars,
         )
     }
 
@@ -1226,11 +1277,27 @@ resource "r" "x" {
             remap: None,
         }];
         let inputs = vec![
-            ("plain".to_string(), Input::Known(hcl::Value::Null)),
-            ("strict".to_string(), Input::Known(hcl::Value::Null)),
-            ("given".to_string(), Input::Known(hcl::Value::from(3))),
-            ("opaque".to_string(), Input::Unknown),
-            ("undeclared".to_string(), Input::Known(hcl::Value::from(3))),
+            (
+                "plain".to_string(),
+                Input::Known(hcl::Value::Null),
+                Vec::new(),
+            ),
+            (
+                "strict".to_string(),
+                Input::Known(hcl::Value::Null),
+                Vec::new(),
+            ),
+            (
+                "given".to_string(),
+                Input::Known(hcl::Value::from(3)),
+                Vec::new(),
+            ),
+            ("opaque".to_string(), Input::Unknown, Vec::new()),
+            (
+                "undeclared".to_string(),
+                Input::Known(hcl::Value::from(3)),
+                Vec::new(),
+            ),
         ];
         let m = Module::called(&files, inputs, "module.m.".into());
         let r = m.resources().next().unwrap();

@@ -11,15 +11,18 @@ pub fn render(outcome: &Outcome) -> String {
     let mut out = String::new();
     for f in &outcome.findings {
         let at = Location::of(outcome, &f.primary);
+        let related = super::related_line(outcome, f);
         let _ = writeln!(
             out,
-            "{}:{}:{}: {} [{}] {}",
+            "{}:{}:{}: {} [{}] {}{}{}",
             escape(at.file),
             at.region.start_line,
             at.region.start_column,
             f.severity,
             f.rule,
-            escape(&f.message)
+            escape(&f.message),
+            if related.is_empty() { "" } else { " — " },
+            escape(&related),
         );
     }
     out

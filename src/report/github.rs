@@ -29,9 +29,13 @@ pub fn render(outcome: &Outcome) -> String {
             r.end_column,
             property(&format!("gpulint {}", f.rule)),
             data(&format!(
-                "{}\nhelp: {}",
+                "{}\nhelp: {}{}",
                 escape(&f.message),
-                escape(&f.help)
+                escape(&f.help),
+                match super::related_line(outcome, f) {
+                    r if r.is_empty() => String::new(),
+                    r => format!("\n{}", escape(&r)),
+                }
             )),
         );
     }

@@ -162,7 +162,7 @@ impl<'a> Diag<'a> {
         if let Some(span) = &f.primary.span {
             spans.push((span.clone(), Some(f.primary.text.as_str()), true));
         }
-        for l in &f.secondary {
+        for l in f.secondary.iter().chain(&f.related) {
             if l.file == file {
                 if let Some(span) = &l.span {
                     spans.push((span.clone(), Some(l.text.as_str()), false));
@@ -727,6 +727,7 @@ mod tests {
             subject: "f.yaml".into(),
             primary: at(&spans[0], "here"),
             secondary: spans[1..].iter().map(|s| at(s, "there")).collect(),
+            related: Vec::new(),
         };
         let mut out = String::new();
         render_finding(

@@ -25,6 +25,18 @@ struct Finding<'a> {
     end_column: usize,
     subject: &'a str,
     help: &'a str,
+    /// Where values that decide the finding were set (empty when none).
+    related: Vec<Related<'a>>,
+}
+
+#[derive(Serialize)]
+struct Related<'a> {
+    file: &'a str,
+    line: usize,
+    column: usize,
+    end_line: usize,
+    end_column: usize,
+    message: &'a str,
 }
 
 #[derive(Serialize)]
@@ -54,6 +66,22 @@ pub fn render(outcome: &Outcome) -> String {
                 end_column: r.end_column,
                 subject: &f.subject,
                 help: &f.help,
+                related: f
+                    .related
+                    .iter()
+                    .map(|l| {
+                        let at = super::Location::of(outcome, l);
+                        let r = at.region;
+                        Related {
+                            file: at.file,
+                            line: r.start_line,
+                            column: r.start_column,
+                            end_line: r.end_line,
+                            end_column: r.end_column,
+                            message: &l.text,
+                        }
+                    })
+                    .collect(),
             }
         })
         .collect();

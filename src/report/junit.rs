@@ -58,7 +58,7 @@ pub fn render(outcome: &Outcome) -> String {
             );
             let _ = writeln!(
                 out,
-                "      <failure type=\"{}\" message=\"{}\">{}:{line}:{col}: {} [{}] {}\nhelp: {}</failure>",
+                "      <failure type=\"{}\" message=\"{}\">{}:{line}:{col}: {} [{}] {}\nhelp: {}{}</failure>",
                 f.severity,
                 xml(&f.message),
                 xml(file),
@@ -66,6 +66,10 @@ pub fn render(outcome: &Outcome) -> String {
                 f.rule,
                 xml(&f.message),
                 xml(&f.help),
+                match super::related_line(outcome, f) {
+                    r if r.is_empty() => String::new(),
+                    r => format!("\n{}", xml(&r)),
+                },
             );
             out.push_str("    </testcase>\n");
         }

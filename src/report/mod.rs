@@ -73,3 +73,25 @@ pub fn plural(n: usize, word: &str) -> String {
         format!("{n} {word}s")
     }
 }
+
+/// A finding's related locations as one line for the text formats (compact, GitHub,
+/// JUnit): `` related: `var.gpu_min` is set here (prod.tfvars:3:1)``, not escaped. Empty
+/// when it has none.
+pub fn related_line(outcome: &Outcome, f: &crate::finding::Finding) -> String {
+    let parts: Vec<String> = f
+        .related
+        .iter()
+        .map(|l| {
+            let at = Location::of(outcome, l);
+            format!(
+                "{} ({}:{}:{})",
+                l.text, at.file, at.region.start_line, at.region.start_column
+            )
+        })
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!("related: {}", parts.join("; "))
+    }
+}

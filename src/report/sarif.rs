@@ -83,10 +83,11 @@ fn result(outcome: &Outcome, f: &Finding, rule_index: Option<usize>, digest: &st
     if let Some(i) = rule_index {
         r["ruleIndex"] = json!(i);
     }
-    if !f.secondary.is_empty() {
+    if !(f.secondary.is_empty() && f.related.is_empty()) {
         r["relatedLocations"] = f
             .secondary
             .iter()
+            .chain(&f.related)
             .enumerate()
             .map(|(i, l)| {
                 let mut loc = physical(&Location::of(outcome, l), Some(&l.text));

@@ -5,7 +5,7 @@
 //! test (`tests/rules.rs`) fails when one is missing.
 
 use crate::finding::{Category, Finding, Label, Severity};
-use crate::model::{Inventory, Span};
+use crate::model::{Inventory, Origins, Span};
 
 /// Plain data about a rule; its id comes from the registry line.
 #[derive(Clone, Copy, Debug)]
@@ -158,6 +158,7 @@ impl<'a> RuleContext<'a> {
             subject: r.subject,
             primary: label(r.primary),
             secondary: r.secondary.into_iter().map(label).collect(),
+            related: Vec::new(),
         });
     }
 }
@@ -174,7 +175,46 @@ pub fn run(
         entry.rule.check(model, &mut cx);
         findings.append(&mut cx.findings);
     }
+    add_related(model, &mut findings);
     findings
+}
+
+/// Gives each finding the places that set the values its labels point at: a label on
+/// `var.gpu_min` (or inside it) gets the tfvars line, call argument or default that gave
+/// the variable its value.
+fn add_related(model: &Inventory, findings: &mut [Finding]) {
+    if model.origins.is_empty() {
+        return;
+    }
+    let mut by_file: std::collections::HashMap<crate::source::FileId, Vec<&Origins>> =
+        std::collections::HashMap::new();
+    for o in &model.origins {
+        by_file.entry(o.0.file).or_default().push(o);
+    }
+    for f in findings {
+        let mut related: Vec<Label> = Vec::new();
+        for l in std::iter::once(&f.primary).chain(&f.secondary) {
+            let Some(range) = &l.span else { continue };
+            // Read where the label points, in the finding's own module instance.
+            let found = by_file
+                .get(&l.file)
+                .into_iter()
+                .flatten()
+                .filter(|(at, prefix, _)| {
+                    at.range.start <= range.start
+                        && range.end <= at.range.end
+                        && f.subject.starts_with(prefix.as_str())
+                });
+            for r in found.flat_map(|(_, _, rs)| rs) {
+                let label = Label::new(r.span.file, Some(r.span.range.clone()), r.message.clone());
+                let is_primary = label.file == f.primary.file && label.span == f.primary.span;
+                if !is_primary && !related.contains(&label) {
+                    related.push(label);
+                }
+            }
+        }
+        f.related = related;
+    }
 }
 
 /// `p5.48xlarge (8 × NVIDIA H100 SXM5 80GB)`: a machine and its GPUs, for messages.

@@ -38,6 +38,7 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
         subject: subject.to_string(),
         primary: Label::new(d.file, Some(span), "hides nothing"),
         secondary: Vec::new(),
+        related: Vec::new(),
     };
     if d.ids.is_empty() {
         return vec![finding(

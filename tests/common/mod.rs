@@ -120,3 +120,11 @@ pub fn findings(args: &[&str]) -> Vec<(String, String, String)> {
     found.sort();
     found
 }
+
+/// The official SARIF 2.1.0 schema (OASIS, errata 01), kept in `tests/data/schemas` so that
+/// every run validates against it.
+pub fn sarif_schema() -> jsonschema::Validator {
+    let path = Path::new(ROOT).join("tests/data/schemas/sarif-schema-2.1.0.json");
+    let schema: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    jsonschema::validator_for(&schema).unwrap()
+}
