@@ -75,12 +75,9 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         },
         model,
     ) = read_and_lower(opts, stdin)?;
-    let mut findings = filter::finish(
-        &db,
-        &parsed,
-        &selected,
-        rules::run(&model, &selected, config),
-    );
+    let mut found = rules::run(&model, &selected, config);
+    rules::add_related(&model, &db, &mut found);
+    let mut findings = filter::finish(&db, &parsed, &selected, found);
     // A configured severity is the user's word, over the rule's own escalations too.
     for f in &mut findings {
         if let Some(&severity) = config.severity.get(f.rule) {

@@ -105,12 +105,20 @@ pub struct Inventory {
     /// Where the values read at some spans were set: a reference to `var.gpu_min` at a
     /// span, and the tfvars line, call argument or default that gave it.
     /// With the module instance (`module.pool["h100"].`) that read them.
-    pub origins: Vec<Origins>,
+    pub origins: Vec<Instance>,
 }
 
-/// Where the value read at a span, in a module instance (`module.pool["h100"].`, or ``
-/// at the root), was set.
-pub type Origins = (Span, String, Vec<Related>);
+/// One instance of a Terraform module and where its variables' values were set: a
+/// `var.x` read in one of its files, by a finding whose subject starts with its prefix,
+/// has these origins.
+#[derive(Clone, Debug)]
+pub struct Instance {
+    /// `module.pool["h100"].`, or `` at the root.
+    pub prefix: String,
+    pub files: Vec<crate::source::FileId>,
+    /// By variable name, most direct first.
+    pub vars: std::sync::Arc<std::collections::HashMap<String, std::sync::Arc<[Related]>>>,
+}
 
 /// A place that decides a value read elsewhere: the tfvars line, the module call argument
 /// or the variable default a `var.x` takes its value from.
@@ -172,6 +180,8 @@ pub struct Capacity {
     pub labels: Vec<(String, String, Span)>,
     /// Taints a pool puts on its nodes.
     pub taints: Vec<Taint>,
+    /// The workloads (by index) with pods that can land on it, once pods are linked.
+    pub landed_by: Vec<usize>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
     pub stop: Vec<Stop>,
     /// The language it is written in, so advice is given in that language.
@@ -208,7 +218,11 @@ impl Inventory {
             .max()?;
         let mut first = None;
         let mut gpus = 0u64;
-        for w in &self.workloads {
+        for w in self.capacity[i]
+            .landed_by
+            .iter()
+            .map(|&w| &self.workloads[w])
+        {
             if w.role.known() != Some(&Role::Inference) {
                 continue;
             }
@@ -240,6 +254,7 @@ impl Capacity {
             role: Inferred::default(),
             labels: Vec::new(),
             taints: Vec::new(),
+            landed_by: Vec::new(),
             stop: Vec::new(),
             written_in: Dialect::Terraform,
         }

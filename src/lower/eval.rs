@@ -20,36 +20,25 @@ use hcl_edit::template::Element;
 
 use super::budget;
 use super::terraform::{TfFile, in_file};
-use crate::model::{Origins, Related, Span};
+use std::sync::Arc;
+
+use crate::model::{Instance, Related};
 
 thread_local! {
-    /// Origins of the values read during one lowering, by the span that read them.
-    static ORIGINS: std::cell::RefCell<Vec<Origins>> =
-        const { std::cell::RefCell::new(Vec::new()) };
+    /// The module instances lowered on this thread, with where their variables were set.
+    static INSTANCES: std::cell::RefCell<Vec<Instance>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Records where the value read at `at` in `scope` was set (nothing when `origins` is
-/// empty). A value read again at the same place in the same instance is recorded once.
-pub fn record_origins(at: &Span, scope: &Scope, origins: &[Related]) {
-    if origins.is_empty() {
-        return;
+/// Records a module instance and where its variables were set (nothing when none was).
+pub fn record_instance(instance: Instance) {
+    if !instance.vars.is_empty() {
+        INSTANCES.with(|i| i.borrow_mut().push(instance));
     }
-    ORIGINS.with(|o| {
-        let mut o = o.borrow_mut();
-        if !o
-            .iter()
-            .rev()
-            .take(8)
-            .any(|(s, p, _)| s == at && p == scope.prefix())
-        {
-            o.push((at.clone(), scope.prefix().to_string(), origins.to_vec()));
-        }
-    });
 }
 
-/// The origins recorded on this thread since the last call.
-pub fn take_origins() -> Vec<Origins> {
-    ORIGINS.with(|o| std::mem::take(&mut *o.borrow_mut()))
+/// The instances recorded on this thread since the last call.
+pub fn take_instances() -> Vec<Instance> {
+    INSTANCES.with(|i| std::mem::take(&mut *i.borrow_mut()))
 }
 
 /// Where expressions are evaluated: the values of `var`, `local`, and inside an instance
@@ -61,10 +50,7 @@ pub struct Scope {
     /// inside `try`, which would otherwise take its fallback.
     unknown: Rc<HashSet<String>>,
     /// Where each variable's value was set (`gpu_min`: the tfvars line), most direct first.
-    origins: Rc<HashMap<String, Vec<Related>>>,
-    /// The module instance the scope belongs to (`module.pool["h100"].`): the same text
-    /// read in each instance of a module has each instance's origins.
-    prefix: Rc<str>,
+    origins: Arc<HashMap<String, Arc<[Related]>>>,
 }
 
 thread_local! {
@@ -253,35 +239,40 @@ impl Scope {
             vars: HashMap::new(),
             parent: None,
             unknown: Rc::new(unknown),
-            origins: Rc::default(),
-            prefix: Rc::from(""),
+            origins: Arc::default(),
         }
     }
 
-    /// Sets where each variable's value was set, in the module instance `prefix`.
-    pub fn set_origins(&mut self, origins: HashMap<String, Vec<Related>>, prefix: &str) {
-        self.origins = Rc::new(origins);
-        self.prefix = Rc::from(prefix);
-    }
-
-    /// The module instance the scope belongs to, as subjects start (`module.a.`).
-    pub fn prefix(&self) -> &str {
-        &self.prefix
+    /// Sets where each variable's value was set, and gives it back to be recorded.
+    pub fn set_origins(
+        &mut self,
+        origins: HashMap<String, Vec<Related>>,
+    ) -> Arc<HashMap<String, Arc<[Related]>>> {
+        self.origins = Arc::new(
+            origins
+                .into_iter()
+                .map(|(k, v)| (k, Arc::from(v)))
+                .collect(),
+        );
+        Arc::clone(&self.origins)
     }
 
     /// Where the value of the variable `expr` refers to was set (`var.gpu_min`,
-    /// `var.groups["gpu"].min_size`): nothing for any other expression.
-    pub fn origins_of(&self, expr: &Expression) -> &[Related] {
+    /// `var.groups["gpu"].min_size`): `None` for any other expression.
+    pub fn origins_of(&self, expr: &Expression) -> Option<&Arc<[Related]>> {
+        if self.origins.is_empty() {
+            return None;
+        }
         let Expression::Traversal(t) = expr else {
-            return &[];
+            return None;
         };
         match (&t.expr, t.operators.first().map(hcl_edit::Decorated::value)) {
             (Expression::Variable(root), Some(TraversalOperator::GetAttr(name)))
                 if root.as_str() == "var" =>
             {
-                self.origins.get(name.as_str()).map_or(&[], Vec::as_slice)
+                self.origins.get(name.as_str())
             }
-            _ => &[],
+            _ => None,
         }
     }
 
@@ -303,8 +294,7 @@ impl Scope {
             vars,
             parent: Some(Rc::clone(self)),
             unknown: Rc::clone(&self.unknown),
-            origins: Rc::clone(&self.origins),
-            prefix: Rc::clone(&self.prefix),
+            origins: Arc::clone(&self.origins),
         })
     }
 
@@ -334,6 +324,7 @@ impl Scope {
         let e = Convert {
             scope: self,
             bound: Vec::new(),
+            unknowns: std::cell::Cell::new(0),
         }
         .expr(expr, 0);
         let v = eval_plain(&e)?;
@@ -415,14 +406,23 @@ fn call(name: &str, args: Vec<hcl::Expression>) -> hcl::Expression {
 struct Convert<'s> {
     scope: &'s Scope,
     bound: Vec<String>,
+    /// How many unknown markers the conversion made: an object with none inside it is
+    /// known whole, and is not evaluated attribute by attribute.
+    unknowns: std::cell::Cell<usize>,
 }
 
 impl Convert<'_> {
+    /// A value gpulint does not have, counted.
+    fn unknown(&self) -> hcl::Expression {
+        self.unknowns.set(self.unknowns.get() + 1);
+        unknown_marker()
+    }
+
     fn expr(&mut self, e: &Expression, depth: usize) -> hcl::Expression {
         use hcl::Expression as H;
         // hcl-edit reads at most 64 levels; values inlined below count in the budget.
         if depth > 128 {
-            return unknown_marker();
+            return self.unknown();
         }
         let d = depth + 1;
         match e {
@@ -432,6 +432,7 @@ impl Convert<'_> {
             Expression::String(s) => H::String(s.value().clone()),
             Expression::Array(items) => H::Array(items.iter().map(|i| self.expr(i, d)).collect()),
             Expression::Object(o) => {
+                let before = self.unknowns.get();
                 let mut out = hcl::Object::new();
                 for (k, v) in o {
                     let key = match k {
@@ -446,7 +447,11 @@ impl Convert<'_> {
                     };
                     out.insert(key, self.expr(v.expr(), d));
                 }
-                self.partly_known(out)
+                if self.unknowns.get() == before {
+                    H::Object(out)
+                } else {
+                    self.partly_known(out)
+                }
             }
             Expression::StringTemplate(t) => self.template(t.iter(), None, d),
             Expression::HeredocTemplate(h) => self.template(h.template.iter(), h.indent(), d),
@@ -489,7 +494,7 @@ impl Convert<'_> {
             Expression::FuncCall(f) => {
                 if !f.name.namespace.is_empty() {
                     // `provider::aws::arn_parse(…)`: no provider functions here.
-                    return unknown_marker();
+                    return self.unknown();
                 }
                 let name = f.name.name.as_str();
                 let mut args: Vec<H> = f.args.iter().map(|a| self.expr(a, d)).collect();
@@ -579,11 +584,11 @@ impl Convert<'_> {
         if let Some(TraversalOperator::GetAttr(first)) = ops.first().map(hcl_edit::Decorated::value)
             && self.scope.is_unknown(root, first.as_str())
         {
-            return unknown_marker();
+            return self.unknown();
         }
         // Resources, data sources, `path`, `terraform`: not values gpulint has.
         let Some(value) = self.scope.lookup(root) else {
-            return unknown_marker();
+            return self.unknown();
         };
         let mut v: &Value = value;
         let mut followed = 0;
@@ -660,7 +665,7 @@ impl Convert<'_> {
                     let v = match FUNCS.with(|ctx| v.evaluate(ctx)) {
                         Ok(v) => self.literal(&v),
                         Err(e) if wants_value(&e) => hcl::Expression::String(UNKNOWN_TEXT.into()),
-                        Err(_) => return unknown_marker(),
+                        Err(_) => return self.unknown(),
                     };
                     known.insert(k, v);
                 }
@@ -673,7 +678,7 @@ impl Convert<'_> {
     /// A value as an expression, charged; inside a `for` it is charged at every step.
     fn literal(&self, v: &Value) -> hcl::Expression {
         if !budget::charge(budget::size_of(v)) {
-            return unknown_marker();
+            return self.unknown();
         }
         let e = hcl::Expression::from(v.clone());
         if self.bound.is_empty() {
@@ -695,13 +700,13 @@ impl Convert<'_> {
                     return true.into();
                 }
                 Ok(v) => return self.literal(&v),
-                Err(_) if budget::spent() => return unknown_marker(),
-                Err(err) if is_unknown(err.kind()) => return unknown_marker(),
+                Err(_) if budget::spent() => return self.unknown(),
+                Err(err) if is_unknown(err.kind()) => return self.unknown(),
                 Err(_) if can => return false.into(),
                 Err(_) => {}
             }
         }
-        unknown_marker()
+        self.unknown()
     }
 
     /// `coalesce(a, b, …)` outside a `for`: the first argument that is neither null nor
@@ -714,10 +719,10 @@ impl Convert<'_> {
                 Ok(Value::Null) => {}
                 Ok(Value::String(s)) if s.is_empty() => {}
                 Ok(v) => return self.literal(&v),
-                Err(_) => return unknown_marker(),
+                Err(_) => return self.unknown(),
             }
         }
-        unknown_marker()
+        self.unknown()
     }
 
     /// A template as a guarded concatenation of its parts; a lone `${x}` is `x` itself.
@@ -760,7 +765,7 @@ impl Convert<'_> {
                     strip_next = i.strip.strip_end();
                     line_start = false;
                 }
-                Element::Directive(_) => return unknown_marker(),
+                Element::Directive(_) => return self.unknown(),
             }
         }
         call(CONCAT, parts)

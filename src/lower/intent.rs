@@ -326,10 +326,11 @@ pub fn capacity(inv: &mut Inventory) {
 /// known.
 fn from_landing(inv: &Inventory, i: usize) -> Option<Inferred<Role>> {
     let c = &inv.capacity[i];
-    let mut landing = inv
-        .workloads
+    let mut landing = c
+        .landed_by
         .iter()
-        .filter(|w| !w.benchmark && w.pods.iter().any(|p| p.landing.contains(&i)));
+        .map(|&w| &inv.workloads[w])
+        .filter(|w| !w.benchmark);
     let first = landing.next()?;
     let role = *first.role.known()?;
     let mut others = 0usize;

@@ -253,7 +253,7 @@ pub fn lower_with(
         .sum();
     let run = budget::begin(limits, terraform_bytes);
     // Origins left by an earlier run on this thread are not this run's.
-    drop(eval::take_origins());
+    drop(eval::take_instances());
     for (id, file) in db.iter() {
         let p = &parsed[id.0 as usize];
         if let Some(e) = &p.error {
@@ -404,8 +404,20 @@ pub fn lower_with(
     }
     drop(run);
     let folders: Vec<String> = db.iter().map(|(_, f)| folder_of(&f.name)).collect();
-    inv.origins = eval::take_origins();
+    inv.origins = eval::take_instances();
     link(&mut inv, &folders);
+    for (w, workload) in inv.workloads.iter().enumerate() {
+        let mut on: Vec<usize> = workload
+            .pods
+            .iter()
+            .flat_map(|p| p.landing.iter().copied())
+            .collect();
+        on.sort_unstable();
+        on.dedup();
+        for c in on {
+            inv.capacity[c].landed_by.push(w);
+        }
+    }
     intent::capacity(&mut inv);
     inv
 }
@@ -601,14 +613,17 @@ fn link(inv: &mut Inventory, folders: &[String]) {
                 .map(|(i, _)| i)
                 .collect();
             if pod.landing.len() > 1 {
-                let near = |i: &usize| {
-                    shared_folders(
-                        &folders[inv.capacity[*i].header.file.0 as usize],
-                        &folders[w.span.file.0 as usize],
-                    )
-                };
-                let nearest = pod.landing.iter().map(near).max().unwrap_or_default();
-                pod.landing.retain(|i| near(i) == nearest);
+                let mine = &folders[w.span.file.0 as usize];
+                let depths: Vec<usize> = pod
+                    .landing
+                    .iter()
+                    .map(|i| {
+                        shared_folders(&folders[inv.capacity[*i].header.file.0 as usize], mine)
+                    })
+                    .collect();
+                let nearest = depths.iter().copied().max().unwrap_or_default();
+                let mut kept = depths.iter();
+                pod.landing.retain(|_| kept.next() == Some(&nearest));
             }
         }
     }

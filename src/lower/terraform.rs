@@ -212,7 +212,12 @@ impl<'a> Module<'a> {
         }
         let mut scope = Scope::new(unknown);
         scope.declare("var", hcl::Value::Object(vars));
-        scope.set_origins(origins, &prefix);
+        let vars = scope.set_origins(origins);
+        super::eval::record_instance(crate::model::Instance {
+            prefix: prefix.clone(),
+            files: files.iter().map(|f| f.id).collect(),
+            vars,
+        });
         resolve_locals(&mut scope, files);
         let scope = Rc::new(scope);
         let mut resources = Vec::new();
@@ -753,7 +758,6 @@ impl<'a> Block<'a> {
     fn eval(&self, expr: &Expression) -> Value<hcl::Value> {
         let span = self.expr_span(expr);
         let value = self.scope.eval(expr);
-        super::eval::record_origins(&span, &self.scope, self.scope.origins_of(expr));
         if value.is_none() && budget::spent() {
             budget::record_spent(self.file, span.range.clone());
         }
@@ -807,7 +811,13 @@ impl<'a> Block<'a> {
             span: owner.expr_span(e),
             message,
         }];
-        out.extend(owner.scope.origins_of(e).iter().cloned());
+        out.extend(
+            owner
+                .scope
+                .origins_of(e)
+                .into_iter()
+                .flat_map(|o| o.iter().cloned()),
+        );
         out
     }
 

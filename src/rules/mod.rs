@@ -5,7 +5,7 @@
 //! test (`tests/rules.rs`) fails when one is missing.
 
 use crate::finding::{Category, Finding, Label, Severity};
-use crate::model::{Inventory, Origins, Span};
+use crate::model::{Inventory, Span};
 
 /// Plain data about a rule; its id comes from the registry line.
 #[derive(Clone, Copy, Debug)]
@@ -175,37 +175,59 @@ pub fn run(
         entry.rule.check(model, &mut cx);
         findings.append(&mut cx.findings);
     }
-    add_related(model, &mut findings);
     findings
 }
 
 /// Gives each finding the places that set the values its labels point at: a label on
-/// `var.gpu_min` (or inside it) gets the tfvars line, call argument or default that gave
-/// the variable its value.
-fn add_related(model: &Inventory, findings: &mut [Finding]) {
-    if model.origins.is_empty() {
-        return;
-    }
-    let mut by_file: std::collections::HashMap<crate::source::FileId, Vec<&Origins>> =
-        std::collections::HashMap::new();
-    for o in &model.origins {
-        by_file.entry(o.0.file).or_default().push(o);
+/// `var.gpu_min` (`var.groups["gpu"].min` …) in a module's file gets the tfvars line, call
+/// argument or default that gave the variable its value in the finding's module instance
+/// (the one with the longest prefix of its subject that holds the file). A module shared
+/// by several roots is one instance name in each: when their origins differ, which one is
+/// this finding's cannot be told, and none is given.
+pub fn add_related(model: &Inventory, db: &crate::source::SourceDb, findings: &mut [Finding]) {
+    let mut by_file: std::collections::HashMap<
+        crate::source::FileId,
+        Vec<&crate::model::Instance>,
+    > = std::collections::HashMap::new();
+    for i in &model.origins {
+        for file in &i.files {
+            by_file.entry(*file).or_default().push(i);
+        }
     }
     for f in findings {
         let mut related: Vec<Label> = Vec::new();
         for l in std::iter::once(&f.primary).chain(&f.secondary) {
-            let Some(range) = &l.span else { continue };
-            // Read where the label points, in the finding's own module instance.
-            let found = by_file
+            let Some(name) = l
+                .span
+                .as_ref()
+                .and_then(|r| db.get(l.file).text.get(r.clone()))
+                .and_then(variable_read)
+            else {
+                continue;
+            };
+            let instances: Vec<&crate::model::Instance> = by_file
                 .get(&l.file)
                 .into_iter()
                 .flatten()
-                .filter(|(at, prefix, _)| {
-                    at.range.start <= range.start
-                        && range.end <= at.range.end
-                        && f.subject.starts_with(prefix.as_str())
-                });
-            for r in found.flat_map(|(_, _, rs)| rs) {
+                .copied()
+                .filter(|i| f.subject.starts_with(&i.prefix))
+                .collect();
+            let Some(deepest) = instances.iter().map(|i| i.prefix.len()).max() else {
+                continue;
+            };
+            let mut found: Vec<&[crate::model::Related]> = Vec::new();
+            for i in instances.iter().filter(|i| i.prefix.len() == deepest) {
+                if let Some(rs) = i.vars.get(name)
+                    && !found.contains(&&**rs)
+                {
+                    found.push(rs);
+                    if found.len() > 1 {
+                        break;
+                    }
+                }
+            }
+            let [rs] = found[..] else { continue };
+            for r in rs {
                 let label = Label::new(r.span.file, Some(r.span.range.clone()), r.message.clone());
                 let is_primary = label.file == f.primary.file && label.span == f.primary.span;
                 if !is_primary && !related.contains(&label) {
@@ -215,6 +237,20 @@ fn add_related(model: &Inventory, findings: &mut [Finding]) {
         }
         f.related = related;
     }
+}
+
+/// The variable an expression's text reads, when it is a reference to one and nothing
+/// else: `var.gpu_min`, `var.groups["gpu"].min_size`.
+fn variable_read(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix("var.")?;
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    let (name, tail) = rest.split_at(end);
+    let traversal = tail
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_-.[]\"*".contains(c));
+    (!name.is_empty() && traversal).then_some(name)
 }
 
 /// `p5.48xlarge (8 × NVIDIA H100 SXM5 80GB)`: a machine and its GPUs, for messages.
