@@ -312,6 +312,29 @@ impl Scope {
         (root == "var" || root == "local") && self.unknown.contains(&format!("{root}.{attr}"))
     }
 
+    /// A lower bound of a whole number that does not evaluate but is written as `max(…)`
+    /// with operands that do: `max(2, var.floor)` is at least 2. `None` otherwise.
+    pub fn at_least(&self, expr: &Expression) -> Option<u64> {
+        let mut e = expr;
+        while let Expression::Parenthesis(p) = e {
+            e = p.inner();
+        }
+        let Expression::FuncCall(f) = e else {
+            return None;
+        };
+        if f.name.name.as_str() != "max" || !f.name.namespace.is_empty() || self.eval(e).is_some() {
+            return None;
+        }
+        f.args
+            .iter()
+            .filter_map(|a| match self.eval(a)? {
+                Value::Number(n) => n.as_u64(),
+                Value::String(s) => s.trim().parse().ok(),
+                _ => None,
+            })
+            .max()
+    }
+
     /// Evaluates an expression; `None` when it does not evaluate, or when the budget is
     /// spent. What it returns is charged: values that are kept (locals, inputs) count.
     pub fn eval(&self, expr: &Expression) -> Option<Value> {

@@ -416,6 +416,16 @@ fn expand<'a>(
             }
             return Expansion::Known;
         }
+        // `count = max(1, var.n)`: the first instance is certain, the rest unknown.
+        if scope.at_least(&count.value).is_some_and(|n| n >= 1) {
+            let mut obj = hcl::Map::new();
+            obj.insert("index".to_string(), hcl::Value::from(0u64));
+            push(
+                Some(Key::Index(0)),
+                scope.with("count", hcl::Value::Object(obj)),
+            );
+            return Expansion::Known;
+        }
         return Expansion::Unknown;
     }
     if let Some(each) = block.body.get_attribute("for_each") {
@@ -829,26 +839,8 @@ impl<'a> Block<'a> {
             return None;
         }
         let owner = self.owner(key)?;
-        let mut e = owner.expr(key)?;
-        while let Expression::Parenthesis(p) = e {
-            e = p.inner();
-        }
-        let Expression::FuncCall(f) = e else {
-            return None;
-        };
-        if f.name.name.as_str() != "max" || !f.name.namespace.is_empty() {
-            return None;
-        }
-        let bound = f
-            .args
-            .iter()
-            .filter_map(|a| match owner.scope.eval(a)? {
-                hcl::Value::Number(n) => n.as_u64(),
-                hcl::Value::String(s) => s.trim().parse().ok(),
-                _ => None,
-            })
-            .max()?;
-        Some((bound, owner.expr_span(e)))
+        let e = owner.expr(key)?;
+        Some((owner.scope.at_least(e)?, owner.expr_span(e)))
     }
 
     pub fn bool(&self, key: &str) -> Value<bool> {
