@@ -4,8 +4,10 @@
 //! label, `gpulint.dev/role` as an annotation). Kubernetes workloads then go by kind,
 //! command, training framework image, serving engine (command, then image repository),
 //! words in names and labels, and the controller's shape ([`workload`]); Terraform
-//! resources by words in names, labels and tags ([`from_entries`]). When the signals say
-//! both or neither, the role is unknown and rules that need one stay silent.
+//! resources by words in names, labels and tags ([`from_entries`]). Once pods are linked
+//! to pools, a pool's role comes from the workloads that land on it, else from a build for
+//! work across machines ([`capacity`]). When the signals say both or neither, the role is
+//! unknown and rules that need one stay silent.
 
 use crate::catalog::Fabric;
 use crate::catalog::workloads::{repository, workloads};
