@@ -102,13 +102,13 @@ pub struct FitArgs {
     #[arg(long, value_enum, requires = "training")]
     pub recompute: Option<Recompute>,
     /// GPUs in the job (with --gpu; an instance type implies its count).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub gpus: Option<u32>,
     /// Tensor parallel size (default: all GPUs for inference, 1 for training).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub tp: Option<u32>,
     /// Pipeline parallel size (default 1).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub pp: Option<u32>,
     /// Check against this GPU model (`h100`, `nvidia-l4`, `NVIDIA-A100-SXM4-80GB`).
     #[arg(long, value_name = "MODEL")]

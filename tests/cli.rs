@@ -515,10 +515,25 @@ fn fit_usage_errors_exit_2() {
             "fit", "--params", "7B", "--gpu", "h100", "--gpus", "2", "--tp", "4",
         ],
         &["fit", "--params", "7B", "--zero", "1"],
+        &["fit", "--params", "7B", "--gpu", "h100", "--gpus", "0"],
+        &["fit", "--params", "7B", "--gpu", "h100", "--tp", "0"],
     ] {
         let o = run(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
     }
+}
+
+#[test]
+fn fit_asks_which_gpu_a_family_name_means() {
+    let o = run(&["fit", "--params", "7B", "--gpu", "a100"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    for id in ["a100-40gb", "a100-80gb", "a100-80gb-pcie", "a100-40gb-pcie"] {
+        assert!(err.contains(&format!("`{id}`")), "{err}");
+    }
+    assert!(err.contains("names 4 GPUs"), "{err}");
+    let o = run(&["fit", "--params", "7B", "--gpu", "a100-80gb"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 #[test]

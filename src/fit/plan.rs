@@ -133,9 +133,7 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
     let target = match (&q.gpu, &q.instance) {
         (Some(_), Some(_)) => return Err("give --gpu or --instance, not both".into()),
         (Some(g), None) => Some(Target {
-            gpu: catalog()
-                .gpu(g)
-                .ok_or_else(|| format!("unknown GPU `{g}` (see `gpulint catalog`)"))?,
+            gpu: catalog().gpu(g).ok_or_else(|| unknown_gpu(g))?,
             count: q.gpus.unwrap_or(1),
             instance: None,
         }),
@@ -213,4 +211,24 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
         target,
         utilization,
     })
+}
+/// Why `--gpu NAME` names no GPU: the catalog GPUs whose id starts with it (`a100` names
+/// four) to pick from, else where to look.
+fn unknown_gpu(name: &str) -> String {
+    let wanted = name.trim().to_ascii_lowercase();
+    let candidates: Vec<String> = catalog()
+        .gpus
+        .iter()
+        .filter(|g| !wanted.is_empty() && g.id.starts_with(&wanted))
+        .map(|g| format!("`{}` ({})", g.id, g.name))
+        .collect();
+    if candidates.is_empty() {
+        format!("unknown GPU `{name}` (see `gpulint catalog`)")
+    } else {
+        format!(
+            "`{name}` names {} GPUs: {}; pick one with `--gpu`",
+            candidates.len(),
+            candidates.join(", ")
+        )
+    }
 }
