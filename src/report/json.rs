@@ -18,11 +18,8 @@ struct Finding<'a> {
     rule: &'a str,
     severity: Severity,
     message: &'a str,
-    file: &'a str,
-    line: usize,
-    column: usize,
-    end_line: usize,
-    end_column: usize,
+    #[serde(flatten)]
+    at: At<'a>,
     subject: &'a str,
     help: &'a str,
     /// Where values that decide the finding were set (empty when none).
@@ -31,12 +28,33 @@ struct Finding<'a> {
 
 #[derive(Serialize)]
 struct Related<'a> {
+    #[serde(flatten)]
+    at: At<'a>,
+    message: &'a str,
+}
+
+/// Where a label points: file, then 1-based start and exclusive end.
+#[derive(Serialize)]
+struct At<'a> {
     file: &'a str,
     line: usize,
     column: usize,
     end_line: usize,
     end_column: usize,
-    message: &'a str,
+}
+
+impl<'a> At<'a> {
+    fn of(outcome: &'a Outcome, label: &crate::finding::Label) -> Self {
+        let at = super::Location::of(outcome, label);
+        let r = at.region;
+        At {
+            file: at.file,
+            line: r.start_line,
+            column: r.start_column,
+            end_line: r.end_line,
+            end_column: r.end_column,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -52,37 +70,21 @@ pub fn render(outcome: &Outcome) -> String {
     let findings = outcome
         .findings
         .iter()
-        .map(|f| {
-            let at = super::Location::of(outcome, &f.primary);
-            let r = at.region;
-            Finding {
-                rule: f.rule,
-                severity: f.severity,
-                message: &f.message,
-                file: at.file,
-                line: r.start_line,
-                column: r.start_column,
-                end_line: r.end_line,
-                end_column: r.end_column,
-                subject: &f.subject,
-                help: &f.help,
-                related: f
-                    .related
-                    .iter()
-                    .map(|l| {
-                        let at = super::Location::of(outcome, l);
-                        let r = at.region;
-                        Related {
-                            file: at.file,
-                            line: r.start_line,
-                            column: r.start_column,
-                            end_line: r.end_line,
-                            end_column: r.end_column,
-                            message: &l.text,
-                        }
-                    })
-                    .collect(),
-            }
+        .map(|f| Finding {
+            rule: f.rule,
+            severity: f.severity,
+            message: &f.message,
+            at: At::of(outcome, &f.primary),
+            subject: &f.subject,
+            help: &f.help,
+            related: f
+                .related
+                .iter()
+                .map(|l| Related {
+                    at: At::of(outcome, l),
+                    message: &l.text,
+                })
+                .collect(),
         })
         .collect();
     let c = Counts::of(outcome);
