@@ -119,6 +119,15 @@ const CARRY_UNKNOWN: [&str; 19] = [
     "tostring",
 ];
 
+/// A whole number as Terraform converts one: a number, or a string that reads as one.
+pub fn whole_number(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64(),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
 /// Whether `v` holds [`UNKNOWN_TEXT`] anywhere.
 pub fn has_unknown(v: &Value) -> bool {
     match v {
@@ -312,8 +321,9 @@ impl Scope {
         (root == "var" || root == "local") && self.unknown.contains(&format!("{root}.{attr}"))
     }
 
-    /// A lower bound of a whole number that does not evaluate but is written as `max(…)`
-    /// with operands that do: `max(2, var.floor)` is at least 2. `None` otherwise.
+    /// A lower bound of a whole number written as `max(…)` with operands that evaluate:
+    /// `max(2, var.floor)` is at least 2. `None` otherwise. Callers ask it of a number
+    /// that did not evaluate whole.
     pub fn at_least(&self, expr: &Expression) -> Option<u64> {
         let mut e = expr;
         while let Expression::Parenthesis(p) = e {
@@ -322,16 +332,12 @@ impl Scope {
         let Expression::FuncCall(f) = e else {
             return None;
         };
-        if f.name.name.as_str() != "max" || !f.name.namespace.is_empty() || self.eval(e).is_some() {
+        if f.name.name.as_str() != "max" || !f.name.namespace.is_empty() {
             return None;
         }
         f.args
             .iter()
-            .filter_map(|a| match self.eval(a)? {
-                Value::Number(n) => n.as_u64(),
-                Value::String(s) => s.trim().parse().ok(),
-                _ => None,
-            })
+            .filter_map(|a| whole_number(&self.eval(a)?))
             .max()
     }
 

@@ -801,11 +801,7 @@ impl<'a> Block<'a> {
     }
 
     pub fn u64(&self, key: &str) -> Value<u64> {
-        self.value(key).and_then(|v| match v {
-            hcl::Value::Number(n) => n.as_u64(),
-            hcl::Value::String(s) => s.trim().parse().ok(),
-            _ => None,
-        })
+        self.value(key).and_then(|v| super::eval::whole_number(&v))
     }
 
     /// Where the value of `key` was set: this attribute, then, when it is a variable, where
