@@ -424,21 +424,24 @@ fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, String> {
 /// (`prod.tfvars`, `staging.tfvars`: environments) and that no `--var-file` names: their
 /// values were not applied, so the module was checked on its defaults.
 fn unapplied_tfvars(db: &SourceDb, var_files: &[FileId]) -> Vec<String> {
-    let mut by_folder: std::collections::BTreeMap<&str, Vec<&str>> =
+    let mut by_folder: std::collections::BTreeMap<String, Vec<&str>> =
         std::collections::BTreeMap::new();
     for (id, f) in db.iter() {
         if f.kind != FileKind::TfVars || f.path.is_none() || var_files.contains(&id) {
             continue;
         }
-        let (folder, base) = f.name.rsplit_once('/').unwrap_or(("", &f.name));
+        let base = f.name.rsplit('/').next().unwrap_or(&f.name);
         if crate::lower::tfvars_rank(base).is_none() {
-            by_folder.entry(folder).or_default().push(base);
+            by_folder
+                .entry(crate::lower::folder_of(&f.name))
+                .or_default()
+                .push(base);
         }
     }
     by_folder
         .into_iter()
         .map(|(folder, files)| {
-            let folder = if folder.is_empty() { "." } else { folder };
+            let folder = if folder.is_empty() { "." } else { &folder };
             format!(
                 "`{folder}` has variable files Terraform applies only when named ({}): \
                  checked without them; lint each environment with `--var-file {}`",

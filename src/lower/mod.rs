@@ -91,7 +91,7 @@ pub(crate) fn tfvars_rank(base: &str) -> Option<(u8, String)> {
 }
 
 /// A folder's path from a file's display name: `infra/gpu.tf` → `infra`.
-fn folder_of(name: &str) -> String {
+pub(crate) fn folder_of(name: &str) -> String {
     name.rsplit_once('/')
         .map_or_else(String::new, |(d, _)| d.to_string())
 }
@@ -406,18 +406,6 @@ pub fn lower_with(
     let folders: Vec<String> = db.iter().map(|(_, f)| folder_of(&f.name)).collect();
     inv.origins = eval::take_instances();
     link(&mut inv, &folders);
-    for (w, workload) in inv.workloads.iter().enumerate() {
-        let mut on: Vec<usize> = workload
-            .pods
-            .iter()
-            .flat_map(|p| p.landing.iter().copied())
-            .collect();
-        on.sort_unstable();
-        on.dedup();
-        for c in on {
-            inv.capacity[c].landed_by.push(w);
-        }
-    }
     intent::capacity(&mut inv);
     inv
 }
@@ -534,7 +522,8 @@ fn taints_answer(c: &Capacity, pod: &crate::model::PodShape) -> Answer {
 /// the pool (a requirement it answers, a taint the pod tolerates by name) saying so. Of
 /// those, the nearest are kept: the pools whose files share the most folders with the
 /// pod's (a monorepo of examples is many clusters, each with its pools beside its
-/// workloads). `folders` holds each file's folder, by file id.
+/// workloads). Each pool then knows the workloads that land on it. `folders` holds each
+/// file's folder, by file id.
 fn link(inv: &mut Inventory, folders: &[String]) {
     // Every pod is matched against the GPU pools: find those once.
     let pools: Vec<(usize, &Capacity)> = inv
@@ -625,6 +614,18 @@ fn link(inv: &mut Inventory, folders: &[String]) {
                 let mut kept = depths.iter();
                 pod.landing.retain(|_| kept.next() == Some(&nearest));
             }
+        }
+    }
+    for (w, workload) in inv.workloads.iter().enumerate() {
+        let mut on: Vec<usize> = workload
+            .pods
+            .iter()
+            .flat_map(|p| p.landing.iter().copied())
+            .collect();
+        on.sort_unstable();
+        on.dedup();
+        for c in on {
+            inv.capacity[c].landed_by.push(w);
         }
     }
 }
