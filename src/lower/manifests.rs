@@ -261,9 +261,15 @@ fn mask_interpolations(text: &str) -> Option<(String, Vec<Range<usize>>)> {
 fn unmask(node: &mut YamlNode, masked: &str, offset: usize, holes: &[Range<usize>]) {
     match &mut node.value {
         YamlValue::Scalar(s) => {
-            for h in holes {
-                let inside = node.span.start <= h.start + offset && h.end + offset <= node.span.end;
-                if let (true, Some(run)) = (inside, masked.get(h.clone())) {
+            // The holes are in text order: only those from the scalar's start on are looked
+            // at, so a heredoc of many `${…}` is not scalars × holes of work.
+            let (start, end) = (
+                node.span.start.saturating_sub(offset),
+                node.span.end.saturating_sub(offset),
+            );
+            let first = holes.partition_point(|h| h.start < start);
+            for h in holes[first..].iter().take_while(|h| h.end <= end) {
+                if let Some(run) = masked.get(h.clone()) {
                     s.text = s.text.replacen(run, UNKNOWN, 1);
                 }
             }
