@@ -10,6 +10,9 @@ use serde::Deserialize;
 use crate::model::Provider;
 
 const GPUS: &str = include_str!("data/gpus.toml");
+
+/// Bytes in a GiB.
+const GIB: f64 = 1_073_741_824.0;
 const AWS: &str = include_str!("data/aws.toml");
 const GCP: &str = include_str!("data/gcp.toml");
 const AZURE: &str = include_str!("data/azure.toml");
@@ -49,10 +52,20 @@ pub struct Gpu {
     pub aliases: Vec<String>,
     pub architecture: String,
     pub year: Option<u16>,
-    /// The vendor figure, decimal GB.
+    /// The vendor figure. Memory is built in binary units: "80 GB" of HBM is 80 GiB.
     pub memory_gb: f64,
     /// Per-GPU memory as cloud APIs report it (MiB), where known.
     pub usable_mib: Option<u64>,
+    /// The device total CUDA exposes (GiB, as PyTorch's "total capacity" and vLLM's
+    /// `total_gpu_memory` print it), where measured; ECC and the driver's reservations make
+    /// it smaller than the vendor figure.
+    pub cuda_total_gib: Option<f64>,
+    /// Where `cuda_total_gib` was measured.
+    pub cuda_source: Option<String>,
+    /// The share of memory taken as usable when `cuda_total_gib` is not known (set from
+    /// the file's `[unmeasured]` table on load).
+    #[serde(skip)]
+    pub unmeasured_share: f64,
     /// NVLink generation, absent when the GPU has none.
     pub nvlink: Option<u8>,
     /// Per-GPU NVLink bandwidth, GB/s, bidirectional.
@@ -96,18 +109,35 @@ impl Gpu {
         }
     }
 
-    /// Memory a workload can count on: the API figure where known, else the vendor figure
-    /// read as decimal bytes (the smaller reading of "GB").
+    /// Memory a workload can count on: the device total CUDA exposes where measured, else
+    /// the smaller of the vendor and cloud API figures times the smallest share any
+    /// measured GPU exposes (`unmeasured_share` in `gpus.toml`). Never more than
+    /// [`Gpu::memory_bytes`].
     pub fn usable_bytes(&self) -> u64 {
-        self.usable_mib
-            .map_or_else(|| self.memory_bytes(), |mib| mib * 1024 * 1024)
+        let nominal = self.memory_bytes();
+        // Catalog figures are small positive numbers (tested), so the casts are exact.
+        #[allow(clippy::cast_sign_loss, clippy::cast_precision_loss)]
+        let bytes = match self.cuda_total_gib {
+            Some(gib) => (gib * GIB).round() as u64,
+            None => {
+                let api = self.usable_mib.map_or(nominal, |mib| mib * 1024 * 1024);
+                (api.min(nominal) as f64 * self.unmeasured_share).floor() as u64
+            }
+        };
+        bytes.min(nominal)
     }
 
-    /// Memory in bytes by the vendor figure.
+    /// Whether [`Gpu::usable_bytes`] was measured rather than bounded from the vendor figure.
+    pub fn usable_measured(&self) -> bool {
+        self.cuda_total_gib.is_some()
+    }
+
+    /// Memory in bytes by the vendor figure, read in binary units (as the memory is built:
+    /// an A100 80GB shows 81920 MiB in `nvidia-smi`).
     pub fn memory_bytes(&self) -> u64 {
         // Catalog figures are small positive numbers (tested), so the cast is exact.
         #[allow(clippy::cast_sign_loss)]
-        let bytes = (self.memory_gb * 1e9).round() as u64;
+        let bytes = (self.memory_gb * GIB).round() as u64;
         bytes
     }
 }
@@ -203,7 +233,16 @@ pub struct InstanceType {
 #[derive(Deserialize)]
 struct GpuFile {
     architecture: Vec<Architecture>,
+    unmeasured: Unmeasured,
     gpu: Vec<Gpu>,
+}
+
+/// What a GPU without a measured device total is taken to expose.
+#[derive(Deserialize)]
+struct Unmeasured {
+    share: f64,
+    #[allow(dead_code)]
+    source: String,
 }
 
 #[derive(Deserialize)]
@@ -263,9 +302,13 @@ impl Catalog {
     fn load(extra: &[(Provider, InstanceRow)]) -> Result<Catalog, Loading> {
         let file: GpuFile = toml::from_str(GPUS).map_err(|e| format!("gpus.toml: {e}"))?;
         let architectures = file.architecture;
+        let mut rows = file.gpu;
+        for g in &mut rows {
+            g.unmeasured_share = file.unmeasured.share;
+        }
         // The catalog lives for the whole run; leaking it once gives `&'static` rows that
         // the model can point at without lifetimes or reference counts.
-        let gpus: &'static [Gpu] = Vec::leak(file.gpu);
+        let gpus: &'static [Gpu] = Vec::leak(rows);
         for g in gpus {
             if !architectures.iter().any(|a| a.name == g.architecture) {
                 return Err(format!(
@@ -507,9 +550,28 @@ mod tests {
     }
 
     #[test]
-    fn usable_memory_of_l4_is_what_ec2_reports() {
+    fn usable_memory_is_what_cuda_exposes_and_never_more_than_the_vendor_figure() {
         let l4 = catalog().gpu("l4").unwrap();
         assert_eq!(l4.usable_mib, Some(22_888));
-        assert_eq!(l4.memory_bytes(), 24_000_000_000);
+        assert_eq!(l4.memory_bytes(), 24 << 30);
+        // PyTorch reports 21.96 GiB of total capacity on an L4.
+        assert_eq!(l4.usable_bytes(), 23_579_370_455); // 21.96 × 2^30, rounded
+        assert!(l4.usable_measured());
+        for g in &catalog().gpus {
+            assert!(g.usable_bytes() <= g.memory_bytes(), "{}", g.id);
+            assert!(g.usable_bytes() * 10 >= g.memory_bytes() * 8, "{}", g.id);
+            assert!(
+                g.cuda_total_gib.is_none() || g.cuda_source.is_some(),
+                "{}",
+                g.id
+            );
+        }
+        // A GPU nobody measured is bounded below its vendor figure.
+        let unmeasured = catalog()
+            .gpus
+            .iter()
+            .find(|g| !g.usable_measured())
+            .unwrap();
+        assert!(unmeasured.usable_bytes() < unmeasured.memory_bytes());
     }
 }

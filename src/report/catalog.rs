@@ -153,11 +153,26 @@ fn gpu_detail(out: &mut String, g: &Gpu) {
     }
     let _ = writeln!(out, "  memory        {} GB (vendor)", g.memory_gb);
     if let Some(mib) = g.usable_mib {
-        let _ = writeln!(
-            out,
-            "  usable        {mib} MiB ({}) as cloud APIs report it",
-            human_bytes(g.usable_bytes())
-        );
+        let _ = writeln!(out, "  cloud APIs    {mib} MiB");
+    }
+    match (g.cuda_total_gib, &g.cuda_source) {
+        (Some(gib), source) => {
+            let _ = writeln!(
+                out,
+                "  usable        {gib:.2} GiB as CUDA reports it{}",
+                source
+                    .as_ref()
+                    .map_or_else(String::new, |s| format!(" ({s})"))
+            );
+        }
+        (None, _) => {
+            let _ = writeln!(
+                out,
+                "  usable        {} (not measured: {:.0} % of the smaller figure above)",
+                human_bytes(g.usable_bytes()),
+                g.unmeasured_share * 100.0
+            );
+        }
     }
     if let Some(bw) = g.bandwidth_gbs {
         let _ = writeln!(out, "  bandwidth     {bw} GB/s");
@@ -184,7 +199,7 @@ fn instance_detail(out: &mut String, i: &InstanceType) {
     let _ = writeln!(out, "{} ({})", r.name, i.provider.as_str());
     let _ = writeln!(
         out,
-        "  GPUs          {} × {} ({} each)",
+        "  GPUs          {} × {} ({} usable each)",
         r.count,
         i.gpu.name,
         human_bytes(i.gpu.usable_bytes())
@@ -225,6 +240,7 @@ fn gpu_json(g: &Gpu) -> Value {
         "year": g.year,
         "memory_bytes": g.memory_bytes(),
         "usable_bytes": g.usable_bytes(),
+        "usable_measured": g.usable_measured(),
         "nvlink": g.nvlink.is_some(),
         "nvlink_generation": g.nvlink,
         "nvlink_gbs": g.nvlink_gbs,
