@@ -11,8 +11,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::baseline::Baseline;
 use crate::config::Config;
 use crate::finding::Severity;
+use crate::fit::engine::EngineKind;
 use crate::fit::plan::Query;
-use crate::fit::{Method, Optimizer, Precision, Recompute};
+use crate::fit::{Accounting, Attention, Method, Optimizer, Precision, Recompute};
 use crate::lint::{Options, lint};
 use crate::report;
 use crate::report::escape::escape;
@@ -101,6 +102,28 @@ pub struct FitArgs {
     /// Activation recomputation.
     #[arg(long, value_enum, requires = "training")]
     pub recompute: Option<Recompute>,
+    /// Attention kernels: fused (FlashAttention, SDPA; the default) or eager, which holds
+    /// the attention scores.
+    #[arg(long, value_enum, requires = "training")]
+    pub attention: Option<Attention>,
+    /// ZeRO-3 model states as the ZeRO paper counts them, or as DeepSpeed's own estimator
+    /// does (18 bytes per parameter plus the largest layer).
+    #[arg(long, value_enum, requires = "training")]
+    pub accounting: Option<Accounting>,
+    /// The inference server whose start-up to model (default vllm; none: weights, KV cache
+    /// and the CUDA context only).
+    #[arg(long, value_enum, conflicts_with = "training")]
+    pub engine: Option<EngineKind>,
+    /// Tokens of the engine's largest forward pass (vLLM `--max-num-batched-tokens`, TGI
+    /// `--max-batch-prefill-tokens`, SGLang `--chunked-prefill-size`; default: the engine's).
+    #[arg(long, value_name = "TOKENS", conflicts_with = "training")]
+    pub max_num_batched_tokens: Option<u64>,
+    /// Sequences the engine samples at once (vLLM `--max-num-seqs`; default: the engine's).
+    #[arg(long, value_name = "N", conflicts_with = "training")]
+    pub max_num_seqs: Option<u64>,
+    /// No CUDA graphs (vLLM `--enforce-eager`).
+    #[arg(long, conflicts_with = "training")]
+    pub enforce_eager: bool,
     /// GPUs in the job (with --gpu; an instance type implies its count).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub gpus: Option<u32>,
@@ -116,7 +139,8 @@ pub struct FitArgs {
     /// Check against this instance type (`p5.48xlarge`, `a3-highgpu-8g`, `g6.xlarge`).
     #[arg(long, value_name = "TYPE")]
     pub instance: Option<String>,
-    /// Share of each GPU's memory the server may use (default: vLLM's, 0.9).
+    /// Share of each GPU's memory the engine budgets (default: the engine's, vLLM 0.9;
+    /// training 1.0).
     #[arg(long, value_name = "FRACTION")]
     pub gpu_memory_utilization: Option<f64>,
     #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
@@ -318,6 +342,12 @@ fn fit(a: &FitArgs) -> Result<ExitCode, String> {
         method: a.method,
         lora_rank: a.lora_rank,
         recompute: a.recompute,
+        attention: a.attention,
+        accounting: a.accounting,
+        engine: a.engine,
+        max_num_batched_tokens: a.max_num_batched_tokens,
+        max_num_seqs: a.max_num_seqs,
+        enforce_eager: a.enforce_eager,
         gpus: a.gpus,
         tp: a.tp,
         pp: a.pp,

@@ -743,12 +743,27 @@ pub struct Serving {
     /// `--data-parallel-size-local`, else `--data-parallel-size`; SGLang's `--dp-size`).
     pub dp: Option<(u32, Span)>,
     pub max_model_len: Option<(u64, Span)>,
+    /// The engine's memory share (vLLM `--gpu-memory-utilization`, SGLang
+    /// `--mem-fraction-static`, TGI `--cuda-memory-fraction`).
     pub gpu_memory_utilization: Option<(f64, Span)>,
+    pub batching: Batching,
     /// Numeric settings written where gpulint cannot evaluate them
     /// (`--tensor-parallel-size $TP`): rules that size the engine skip it.
     pub unknown: Vec<Span>,
     /// The container that runs it.
     pub span: Span,
+}
+
+/// How large a batch an engine runs at once, as it is told.
+#[derive(Clone, Debug, Default)]
+pub struct Batching {
+    /// Tokens of its largest forward pass (vLLM `--max-num-batched-tokens`, TGI
+    /// `--max-batch-prefill-tokens`, SGLang `--chunked-prefill-size`).
+    pub max_num_batched_tokens: Option<(u64, Span)>,
+    /// Sequences at once (vLLM `--max-num-seqs`, SGLang `--max-running-requests`).
+    pub max_num_seqs: Option<(u64, Span)>,
+    /// No CUDA graphs (vLLM `--enforce-eager`, SGLang `--disable-cuda-graph`).
+    pub enforce_eager: Option<Span>,
 }
 
 impl Serving {
@@ -766,6 +781,7 @@ impl Serving {
             dp: None,
             max_model_len: None,
             gpu_memory_utilization: None,
+            batching: Batching::default(),
             unknown: Vec::new(),
             span,
         }

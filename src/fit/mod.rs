@@ -8,17 +8,16 @@
 // and every value cast to an unsigned integer is clamped at zero first.
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
+pub mod engine;
 pub mod models;
 pub mod plan;
 
 use std::fmt;
-use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use engine::{Budget, EngineKind, Serve};
 use models::ModelSpec;
-
-const ENGINES: &str = include_str!("data/engines.toml");
 
 pub const GIB: f64 = 1_073_741_824.0;
 
@@ -84,6 +83,8 @@ pub enum Quant {
     Gptq,
     Awq,
     Nf4,
+    /// NVIDIA's FP4: 4-bit values with an fp8 scale per block of 16.
+    Nvfp4,
 }
 
 #[derive(Deserialize)]
@@ -104,71 +105,43 @@ struct Bits {
     bits: f64,
 }
 
-#[derive(Deserialize)]
-struct Utilization {
-    since: String,
-    value: f64,
-}
-
-#[derive(Deserialize)]
-struct Engines {
-    cuda_context: Sourced<Bytes>,
-    quant: std::collections::HashMap<String, Sourced<Bits>>,
-    vllm_gpu_memory_utilization: Vec<Sourced<Utilization>>,
-}
-
-fn engines() -> &'static Engines {
-    static E: OnceLock<Engines> = OnceLock::new();
-    E.get_or_init(|| toml::from_str(ENGINES).expect("engines.toml is valid (tested)"))
-}
-
 /// CUDA context and library workspaces on each GPU (§3.1).
 pub fn cuda_context_bytes() -> f64 {
-    engines().cuda_context.value.bytes as f64
+    engine::cuda_context()
 }
 
-/// Effective bits per quantized weight.
+/// Effective bits per weight of a format, group metadata included.
 pub fn bits_per_weight(precision: Precision, quant: Quant) -> f64 {
     let name = match (precision, quant) {
         (Precision::Int4, Quant::Gptq) => "gptq",
         (Precision::Int4, Quant::Awq) => "awq",
         (Precision::Int4, Quant::Nf4) => "nf4",
+        (Precision::Int8, Quant::Gptq) => "gptq_int8",
+        (Precision::Int4, Quant::Nvfp4) => "nvfp4",
         _ => return precision.bytes() * 8.0,
     };
-    engines().quant[name].value.bits
-}
-
-/// vLLM's default `--gpu-memory-utilization` for a release (`0.6.3`, `v0.6.3`), §3.2.
-pub fn vllm_default_utilization(version: Option<&str>) -> f64 {
-    let parse = |v: &str| -> Vec<u64> {
-        v.trim_start_matches('v')
-            .split('.')
-            .map_while(|p| p.parse().ok())
-            .collect()
-    };
-    let rows = &engines().vllm_gpu_memory_utilization;
-    let target = version.map(parse);
-    rows.iter()
-        .rev()
-        .find(|r| target.as_ref().is_none_or(|t| *t >= parse(&r.value.since)))
-        .or(rows.first())
-        .map_or(0.9, |r| r.value.value)
+    engine::quant_bits(name)
 }
 
 /// Weight bytes (§1). With a known architecture, quantized formats leave the embeddings
-/// (and an untied `lm_head`) in 16-bit; with only a parameter count, every parameter
-/// takes the format's bits.
+/// (and an untied `lm_head`) in 16-bit, and `kept` more parameters the checkpoint keeps in
+/// 16-bit (attention, first and last layers: see `[[checkpoint]]` in `models.toml`); with
+/// only a parameter count, every parameter takes the format's bits.
 pub fn weight_bytes(
     params: f64,
     spec: Option<&ModelSpec>,
     precision: Precision,
     quant: Quant,
+    kept: f64,
 ) -> f64 {
     let bits = bits_per_weight(precision, quant);
     match spec {
+        Some(s) if precision == s.dtype && quant == Quant::None && s.weight_bytes.is_some() => {
+            s.weight_bytes.unwrap_or_default()
+        }
         Some(s) if precision.is_quantized() => {
-            let embed = s.embedding_params().min(params);
-            (params - embed) * bits / 8.0 + embed * 2.0
+            let wide = (s.embedding_params() + kept).min(params);
+            (params - wide) * bits / 8.0 + wide * 2.0
         }
         _ => params * bits / 8.0,
     }
@@ -244,16 +217,40 @@ pub enum Recompute {
     Full,
 }
 
+/// How attention is computed in training: fused kernels (FlashAttention, PyTorch SDPA),
+/// the default of current trainers, never hold the `s × s` scores; eager attention does.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Attention {
+    #[default]
+    Flash,
+    Eager,
+}
+
+/// Whose accounting of ZeRO-3 model states to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Accounting {
+    /// The ZeRO paper: 16 bytes per parameter over the data-parallel ranks (§4.3).
+    #[default]
+    Paper,
+    /// DeepSpeed's `estimate_zero3_model_states_mem_needs`: 18 bytes per parameter over
+    /// the GPUs plus 4 bytes per parameter of the largest layer.
+    Deepspeed,
+}
+
 /// Training activations on one GPU (§4.4, Korthikanti et al. Table 2), 16-bit, per layer
-/// `s·b·h·(10 + 24/t + 5·a·s/(h·t))`; selective recomputation drops the attention term,
-/// full recomputation keeps only each layer's input (`2·s·b·h`). Pipeline stages with
-/// 1F1B hold the activations of all layers in total on the first stage.
+/// `s·b·h·(10 + 24/t + 5·a·s/(h·t))`; fused attention and selective recomputation drop the
+/// `5·a·s/(h·t)` scores, full recomputation keeps only each layer's input (`2·s·b·h`).
+/// Pipeline stages with 1F1B hold the activations of all layers in total on the first
+/// stage. The logits come on top ([`logit_bytes`]).
 pub fn activation_bytes(
     spec: &ModelSpec,
     seq: f64,
     batch: f64,
     tp: u32,
     recompute: Recompute,
+    attention: Attention,
 ) -> f64 {
     let (s, b, h, a, t) = (
         seq,
@@ -262,12 +259,26 @@ pub fn activation_bytes(
         f64::from(spec.heads),
         f64::from(tp.max(1)),
     );
-    let per_layer = match recompute {
-        Recompute::None => s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)),
-        Recompute::Selective => s * b * h * (10.0 + 24.0 / t),
-        Recompute::Full => 2.0 * s * b * h,
+    let per_layer = match (recompute, attention) {
+        (Recompute::None, Attention::Eager) => {
+            s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t))
+        }
+        (Recompute::None | Recompute::Selective, _) => s * b * h * (10.0 + 24.0 / t),
+        (Recompute::Full, _) => 2.0 * s * b * h,
     };
     per_layer * f64::from(spec.layers)
+}
+
+/// Training logits (§3.1, §4.4): `batch × seq × vocab` in fp32 and their gradient, split
+/// over the tensor-parallel ranks (vocabulary-parallel output layer).
+pub fn logit_bytes(spec: &ModelSpec, seq: f64, batch: f64, tp: u32) -> f64 {
+    seq * batch * spec.vocab as f64 * 8.0 / f64::from(tp.max(1))
+}
+
+/// DeepSpeed's ZeRO-3 model states per GPU without offload
+/// (`estimate_zero3_model_states_mem_needs`): `18 · P / gpus + 4 · largest layer`.
+pub fn deepspeed_zero3_bytes(spec: Option<&ModelSpec>, params: f64, gpus: u32) -> f64 {
+    18.0 * params / f64::from(gpus.max(1)) + 4.0 * spec.map_or(0.0, ModelSpec::largest_layer)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -294,6 +305,8 @@ pub struct Training {
     pub method: Method,
     pub lora_rank: u32,
     pub recompute: Recompute,
+    pub attention: Attention,
+    pub accounting: Accounting,
 }
 
 /// What to estimate.
@@ -303,6 +316,8 @@ pub struct Request {
     pub spec: Option<&'static ModelSpec>,
     pub precision: Precision,
     pub quant: Quant,
+    /// Parameters a quantized checkpoint keeps in 16-bit beyond its embeddings.
+    pub kept_16bit: f64,
     pub kv_precision: Precision,
     /// Tokens per sequence (the context). `None`: no KV cache or activations counted.
     pub context: Option<u64>,
@@ -312,6 +327,21 @@ pub struct Request {
     /// All GPUs of the job: `tp × pp` for one inference replica; `tp × pp × dp` in training.
     pub gpus: u32,
     pub training: Option<Training>,
+    /// The inference engine and its settings (ignored in training).
+    pub serve: Serve,
+    /// Training: the share of each GPU's memory the job may use (default all of it).
+    pub training_utilization: Option<f64>,
+}
+
+impl Request {
+    /// The share of each GPU's memory the job budgets.
+    pub fn utilization(&self) -> f64 {
+        if self.training.is_some() {
+            self.training_utilization.unwrap_or(1.0)
+        } else {
+            self.serve.utilization()
+        }
+    }
 }
 
 /// Bytes by component. Serialized with the DESIGN field names.
@@ -341,6 +371,40 @@ impl Breakdown {
             total_bytes: parts.iter().fold(0, |a: u64, &b| a.saturating_add(b)),
         }
     }
+
+    /// The largest component and its name, as a reader would say it.
+    pub fn dominant(&self, training: bool) -> (&'static str, u64) {
+        let parts = [
+            ("weights", self.weights_bytes),
+            ("KV cache", self.kv_cache_bytes),
+            ("gradients", self.gradients_bytes),
+            ("optimizer states", self.optimizer_bytes),
+            (
+                if training {
+                    "activations"
+                } else {
+                    "activation peak"
+                },
+                self.activation_bytes,
+            ),
+            ("overhead", self.overhead_bytes),
+        ];
+        parts
+            .into_iter()
+            .max_by_key(|(_, b)| *b)
+            .unwrap_or(("weights", 0))
+    }
+}
+
+/// The forward pass an engine measures or reserves before sizing the KV cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Peak {
+    pub engine: EngineKind,
+    /// Tokens of the largest forward pass.
+    pub tokens: u64,
+    /// Sequences whose logits the sampler holds.
+    pub seqs: u64,
+    pub cuda_graphs: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -349,35 +413,124 @@ pub struct Estimate {
     pub total: Breakdown,
     /// What one GPU holds after tensor/pipeline parallel and ZeRO sharding.
     pub per_gpu: Breakdown,
+    /// Memory outside the engine's budget on each GPU (CUDA context and graphs for vLLM;
+    /// activations too for SGLang): it must fit in the share the budget leaves.
+    pub outside_bytes: u64,
+    /// The serving engine's largest forward pass (inference with an engine).
+    pub peak: Option<Peak>,
+    /// The known architecture standing in for an unknown one (KV cache, activations).
+    pub proxy: Option<&'static ModelSpec>,
     /// What the estimate could not count, in words.
     pub notes: Vec<String>,
 }
 
-pub fn estimate(r: &Request) -> Estimate {
+/// The estimate on GPUs whose CUDA device total is `device` bytes (engine defaults such as
+/// vLLM's batch sizes depend on it; `None`: the defaults for small GPUs).
+pub fn estimate(r: &Request, device: Option<u64>) -> Estimate {
     let mut notes = Vec::new();
     let gpus = r.gpus.max(1);
     let model_parallel = f64::from(r.tp.max(1)) * f64::from(r.pp.max(1));
-    let overhead = cuda_context_bytes();
+    let context_bytes = cuda_context_bytes();
     let tokens = r.context.map(|c| c as f64 * r.batch.max(1) as f64);
-    if r.spec.is_none() {
-        notes.push(
-            "architecture unknown (the size comes from the name or --params): KV cache and \
-             activations are not counted"
-                .into(),
-        );
+    // An unknown architecture never drops the KV cache: a known one of its size stands in.
+    let proxy = match r.spec {
+        Some(_) => None,
+        None => models::proxy(r.params),
+    };
+    let arch = r.spec.or(proxy);
+    if let Some(p) = proxy {
+        notes.push(format!(
+            "architecture unknown (the size comes from the name or --params): the KV cache and \
+             activations are estimated as for {} ({:.1}B parameters), the known model of about \
+             this size with the largest KV cache per token; the verdict allows for it",
+            p.id,
+            p.params / 1e9
+        ));
     }
     let Some(t) = r.training else {
-        let weights = weight_bytes(r.params, r.spec, r.precision, r.quant);
-        let (kv_total, kv_gpu) = match (r.spec, tokens) {
+        let weights = weight_bytes(r.params, r.spec, r.precision, r.quant, r.kept_16bit);
+        let (kv_total, kv_gpu) = match (arch, tokens) {
             (Some(s), Some(n)) => (
                 kv_bytes_per_token(s, r.kv_precision) * n,
                 kv_bytes_per_gpu(s, r.kv_precision, n, r.tp, r.pp),
             ),
             _ => (0.0, 0.0),
         };
+        let Some(facts) = engine::engine(r.serve.engine) else {
+            return Estimate {
+                total: Breakdown::new(
+                    weights,
+                    kv_total,
+                    0.0,
+                    0.0,
+                    0.0,
+                    context_bytes * f64::from(gpus),
+                ),
+                per_gpu: Breakdown::new(
+                    weights / model_parallel,
+                    kv_gpu,
+                    0.0,
+                    0.0,
+                    0.0,
+                    context_bytes,
+                ),
+                outside_bytes: 0,
+                peak: None,
+                proxy,
+                notes,
+            };
+        };
+        // Vision towers are not split by tensor parallel: every rank holds one.
+        let vision =
+            r.spec.and_then(|s| s.vision_params).unwrap_or(0.0) * r.precision.bytes().max(2.0);
+        let weights_gpu = (weights - vision).max(0.0) / model_parallel + vision.min(weights);
+        let (batch_tokens, seqs) = r.serve.batch(device);
+        let act = arch.map_or(0.0, |s| {
+            batch_tokens as f64 * engine::activation_per_token(s, r.tp)
+                + engine::sampler_bytes(s, seqs)
+        });
+        let parallel = |one: u64, more: u64| {
+            one as f64
+                + if model_parallel > 1.0 {
+                    more as f64
+                } else {
+                    0.0
+                }
+        };
+        let non_torch = parallel(facts.non_torch_bytes, facts.non_torch_tp_bytes);
+        let context_bytes = parallel(facts.context_bytes, facts.context_tp_bytes);
+        let graphs = if r.serve.enforce_eager {
+            0.0
+        } else {
+            facts.graph_bytes as f64
+        };
+        let (overhead, outside) = match (facts.budget, facts.context_inside) {
+            (Budget::Static, _) | (_, true) => (non_torch + context_bytes, graphs),
+            (_, false) => (non_torch, context_bytes + graphs),
+        };
+        let outside = match facts.budget {
+            // SGLang's static share holds weights and KV cache only.
+            Budget::Static => outside + act + overhead,
+            _ => outside,
+        };
         return Estimate {
-            total: Breakdown::new(weights, kv_total, 0.0, 0.0, 0.0, overhead * f64::from(gpus)),
-            per_gpu: Breakdown::new(weights / model_parallel, kv_gpu, 0.0, 0.0, 0.0, overhead),
+            total: Breakdown::new(
+                weights,
+                kv_total,
+                0.0,
+                0.0,
+                act * f64::from(gpus),
+                overhead * f64::from(gpus),
+            ),
+            per_gpu: Breakdown::new(weights_gpu, kv_gpu, 0.0, 0.0, act, overhead),
+            outside_bytes: outside.ceil() as u64,
+            peak: Some(Peak {
+                engine: r.serve.engine,
+                tokens: batch_tokens,
+                seqs,
+                cuda_graphs: !r.serve.enforce_eager && facts.graph_bytes > 0,
+            }),
+            proxy,
             notes,
         };
     };
@@ -389,7 +542,14 @@ pub fn estimate(r: &Request) -> Estimate {
             let states = state_bytes_per_param(t.optimizer, r.precision);
             let all = zero_states(states, r.params, 0, 1);
             let mine = zero_states(states, r.params, t.zero, dp);
-            (all, (mp(mine.0), mp(mine.1), mp(mine.2)))
+            let mine = (mp(mine.0), mp(mine.1), mp(mine.2));
+            let mine = if t.zero == 3 && t.accounting == Accounting::Deepspeed {
+                // DeepSpeed reports one figure; the weights column carries it.
+                (deepspeed_zero3_bytes(r.spec, r.params, gpus), 0.0, 0.0)
+            } else {
+                mine
+            };
+            (all, mine)
         }
         Method::Lora | Method::Qlora => {
             let Some(spec) = r.spec else {
@@ -397,13 +557,16 @@ pub fn estimate(r: &Request) -> Estimate {
                 return Estimate {
                     total: Breakdown::default(),
                     per_gpu: Breakdown::default(),
+                    outside_bytes: 0,
+                    peak: None,
+                    proxy,
                     notes,
                 };
             };
             let frozen = if t.method == Method::Qlora {
-                weight_bytes(r.params, Some(spec), Precision::Int4, Quant::Nf4)
+                weight_bytes(r.params, Some(spec), Precision::Int4, Quant::Nf4, 0.0)
             } else {
-                weight_bytes(r.params, Some(spec), r.precision, Quant::None)
+                weight_bytes(r.params, Some(spec), r.precision, Quant::None, 0.0)
             };
             let adapters = lora_params(spec, t.lora_rank);
             let states = state_bytes_per_param(t.optimizer, Precision::Bf16);
@@ -420,9 +583,11 @@ pub fn estimate(r: &Request) -> Estimate {
             )
         }
     };
-    let act = match (r.spec, r.context) {
+    let act = match (arch, r.context) {
         (Some(s), Some(c)) => {
-            activation_bytes(s, c as f64, r.batch.max(1) as f64, r.tp, t.recompute)
+            let (seq, batch) = (c as f64, r.batch.max(1) as f64);
+            activation_bytes(s, seq, batch, r.tp, t.recompute, t.attention)
+                + logit_bytes(s, seq, batch, r.tp)
         }
         _ => 0.0,
     };
@@ -433,7 +598,7 @@ pub fn estimate(r: &Request) -> Estimate {
             total.1,
             total.2,
             act * f64::from(dp),
-            overhead * f64::from(gpus),
+            context_bytes * f64::from(gpus),
         ),
         per_gpu: Breakdown::new(
             per_gpu_states.0,
@@ -441,30 +606,105 @@ pub fn estimate(r: &Request) -> Estimate {
             per_gpu_states.1,
             per_gpu_states.2,
             act,
-            overhead,
+            context_bytes,
         ),
+        outside_bytes: 0,
+        peak: None,
+        proxy,
         notes,
     }
 }
 
-/// Whether an estimate fits GPUs of `gpu_memory` bytes of which `utilization` may be used.
+/// Where the estimate falls against the memory, allowing for its own error band.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fit {
+    Fits,
+    /// Within the band: the estimate cannot tell.
+    Tight,
+    DoesNotFit,
+}
+
+impl Fit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Fit::Fits => "fits",
+            Fit::Tight => "tight",
+            Fit::DoesNotFit => "does-not-fit",
+        }
+    }
+}
+
+/// Whether an estimate fits a GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Verdict {
+    /// The vendor figure, in binary units.
     pub gpu_memory_bytes: u64,
+    /// What CUDA exposes (measured, or bounded from the vendor figure).
+    pub device_bytes: u64,
+    /// The engine's budget on each GPU: what the need is held against.
     pub usable_bytes: u64,
+    /// What the budget must hold on each GPU.
+    pub need_bytes: u64,
+    /// Whether the estimate falls inside (`tight` verdicts included, on their side).
     pub fits: bool,
     /// Bytes missing per GPU (0 when it fits).
     pub shortfall_bytes: u64,
+    pub verdict: Fit,
+    /// Usable minus need, on the tighter of the budget and the share it leaves.
+    pub margin_bytes: i64,
+    /// The margin as a share of usable memory.
+    pub margin_share: f64,
+    /// The estimate's own error: margins within ± this are `tight`.
+    pub band_bytes: u64,
 }
 
-pub fn verdict(e: &Estimate, gpu_memory: u64, utilization: f64) -> Verdict {
-    let usable = (gpu_memory as f64 * utilization).floor() as u64;
-    let need = e.per_gpu.total_bytes;
+/// The verdict of an estimate for request `r` on a GPU.
+pub fn verdict(e: &Estimate, r: &Request, gpu: &crate::catalog::Gpu) -> Verdict {
+    let device = gpu.usable_bytes() as f64;
+    let u = r.utilization();
+    let p = &e.per_gpu;
+    let budget = engine::engine(r.serve.engine)
+        .filter(|_| r.training.is_none())
+        .map(|f| f.budget);
+    let (usable, need) = match budget {
+        // TensorRT-LLM gives the KV cache a share of what is free once the rest is loaded.
+        Some(Budget::Free) => {
+            let fixed = (p.total_bytes - p.kv_cache_bytes) as f64;
+            (fixed + u * (device - fixed).max(0.0), p.total_bytes as f64)
+        }
+        Some(Budget::Static) => (device * u, (p.weights_bytes + p.kv_cache_bytes) as f64),
+        _ => (device * u, p.total_bytes as f64),
+    };
+    let margin = (usable - need).min(device - usable - e.outside_bytes as f64);
+    let b = engine::band();
+    let share = if r.training.is_some() {
+        b.training_share
+    } else {
+        b.inference_share
+    };
+    let mut band = (usable * share).max(b.min_bytes as f64);
+    if e.proxy.is_some() {
+        band += b.proxy_share * (p.kv_cache_bytes + p.activation_bytes) as f64;
+    }
+    let fit = if margin >= band {
+        Fit::Fits
+    } else if margin < -band {
+        Fit::DoesNotFit
+    } else {
+        Fit::Tight
+    };
     Verdict {
-        gpu_memory_bytes: gpu_memory,
-        usable_bytes: usable,
-        fits: need <= usable,
-        shortfall_bytes: need.saturating_sub(usable),
+        gpu_memory_bytes: gpu.memory_bytes(),
+        device_bytes: device as u64,
+        usable_bytes: usable.max(0.0) as u64,
+        need_bytes: need as u64,
+        fits: margin >= 0.0,
+        shortfall_bytes: (-margin).max(0.0).ceil() as u64,
+        verdict: fit,
+        margin_bytes: margin.round() as i64,
+        margin_share: if usable > 0.0 { margin / usable } else { -1.0 },
+        band_bytes: band.ceil() as u64,
     }
 }
 
@@ -597,7 +837,7 @@ mod tests {
     /// 405B → 810 (bf16); FP8 70B → 70; INT4 → 4 / 35 / 203.
     #[test]
     fn weights_hf_llama31_blog() {
-        let gb = |p: f64, prec| weight_bytes(p, None, prec, Quant::None) / 1e9;
+        let gb = |p: f64, prec| weight_bytes(p, None, prec, Quant::None, 0.0) / 1e9;
         close(gb(8e9, Precision::Bf16), 16.0, 0.0);
         close(gb(70e9, Precision::Bf16), 140.0, 0.0);
         close(gb(405e9, Precision::Bf16), 810.0, 0.0);
@@ -611,7 +851,7 @@ mod tests {
     #[test]
     fn weights_mixtral_hf_blog() {
         let p = spec("mistralai/Mixtral-8x7B-v0.1").params;
-        let gb = |prec| weight_bytes(p, None, prec, Quant::None) / 1e9;
+        let gb = |prec| weight_bytes(p, None, prec, Quant::None, 0.0) / 1e9;
         assert!(gb(Precision::Fp16) > 90.0 && gb(Precision::Fp16) < 95.0);
         assert!(gb(Precision::Int8) > 45.0 && gb(Precision::Int8) < 47.5);
         assert!(gb(Precision::Int4) > 23.0 && gb(Precision::Int4) < 24.0);
@@ -626,7 +866,7 @@ mod tests {
         close(bits_per_weight(Precision::Int4, Quant::None), 4.0, 0.0);
         // With a known architecture the embeddings stay 16-bit.
         let s = spec("meta-llama/Llama-3.1-70B");
-        let fp8 = weight_bytes(s.params, Some(s), Precision::Fp8, Quant::None);
+        let fp8 = weight_bytes(s.params, Some(s), Precision::Fp8, Quant::None, 0.0);
         close(
             fp8,
             s.params - s.embedding_params() + 2.0 * s.embedding_params(),
@@ -638,7 +878,7 @@ mod tests {
     #[test]
     fn lora_frozen_weights() {
         close(
-            weight_bytes(175e9, None, Precision::Fp16, Quant::None) / 1e9,
+            weight_bytes(175e9, None, Precision::Fp16, Quant::None, 0.0) / 1e9,
             350.0,
             0.0,
         );
@@ -652,26 +892,20 @@ mod tests {
         let (seq, b, h, a) = (2048.0, 1.0, 4096.0, 32.0);
         let per_layer = seq * b * h * (34.0 + 5.0 * a * seq / h);
         close(
-            activation_bytes(s, seq, b, 1, Recompute::None),
+            activation_bytes(s, seq, b, 1, Recompute::None, Attention::Eager),
             per_layer * 32.0,
             1.0,
         );
         close(
-            activation_bytes(s, seq, b, 1, Recompute::Selective),
+            activation_bytes(s, seq, b, 1, Recompute::Selective, Attention::Eager),
             seq * b * h * 34.0 * 32.0,
             1.0,
         );
         close(
-            activation_bytes(s, seq, b, 1, Recompute::Full),
+            activation_bytes(s, seq, b, 1, Recompute::Full, Attention::Eager),
             2.0 * seq * b * h * 32.0,
             1.0,
         );
-    }
-
-    #[test]
-    fn vllm_default_utilization_is_version_aware() {
-        assert!((vllm_default_utilization(None) - 0.9).abs() < 1e-9);
-        assert!((vllm_default_utilization(Some("v0.6.4")) - 0.9).abs() < 1e-9);
     }
 
     #[test]
@@ -689,8 +923,14 @@ mod tests {
             pp: 1,
             gpus: 4,
             training: None,
+            serve: Serve {
+                engine: EngineKind::None,
+                ..Serve::default()
+            },
+            training_utilization: None,
+            kept_16bit: 0.0,
         };
-        let e = estimate(&req);
+        let e = estimate(&req, None);
         assert_eq!(e.total.weights_bytes, 141_100_000_000);
         assert_eq!(e.per_gpu.weights_bytes, 35_275_000_000);
         assert_eq!(e.total.kv_cache_bytes, 327_680 * 8192);
@@ -719,9 +959,14 @@ mod tests {
                 method: Method::Full,
                 lora_rank: 8,
                 recompute: Recompute::None,
+                attention: Attention::Flash,
+                accounting: Accounting::Paper,
             }),
+            serve: Serve::default(),
+            training_utilization: None,
+            kept_16bit: 0.0,
         };
-        let e = estimate(&req);
+        let e = estimate(&req, None);
         assert_eq!(
             e.total.weights_bytes + e.total.gradients_bytes + e.total.optimizer_bytes,
             120_000_000_000
@@ -732,17 +977,97 @@ mod tests {
         assert_eq!(e.per_gpu.activation_bytes, 0, "no context given");
     }
 
+    fn request(params: f64) -> Request {
+        Request {
+            params,
+            spec: None,
+            precision: Precision::Bf16,
+            quant: Quant::None,
+            kept_16bit: 0.0,
+            kv_precision: Precision::Bf16,
+            context: None,
+            batch: 1,
+            tp: 1,
+            pp: 1,
+            gpus: 1,
+            training: None,
+            serve: Serve {
+                engine: EngineKind::None,
+                utilization: Some(0.9),
+                ..Serve::default()
+            },
+            training_utilization: None,
+        }
+    }
+
     #[test]
-    fn verdict_reports_the_shortfall() {
-        let e = Estimate {
+    fn verdict_reports_the_shortfall_and_the_band() {
+        let l4 = crate::catalog::catalog().gpu("l4").unwrap();
+        let e = |need: f64| Estimate {
             total: Breakdown::default(),
-            per_gpu: Breakdown::new(30e9, 0.0, 0.0, 0.0, 0.0, 0.0),
+            per_gpu: Breakdown::new(need, 0.0, 0.0, 0.0, 0.0, 0.0),
+            outside_bytes: 0,
+            peak: None,
+            proxy: None,
             notes: Vec::new(),
         };
-        let v = verdict(&e, 24_000_000_000, 0.9);
+        let r = request(1e9);
+        let usable = (l4.usable_bytes() as f64 * 0.9).floor();
+        let v = verdict(&e(30e9), &r, l4);
+        assert_eq!(v.verdict, Fit::DoesNotFit);
         assert!(!v.fits);
-        assert_eq!(v.usable_bytes, 21_600_000_000);
-        assert_eq!(v.shortfall_bytes, 8_400_000_000);
-        assert!(verdict(&e, 40_000_000_000, 0.9).fits);
+        assert_eq!(v.shortfall_bytes, (30e9 - usable).ceil() as u64);
+        assert!(v.usable_bytes <= v.device_bytes && v.device_bytes <= v.gpu_memory_bytes);
+        // Within the band either side: tight, `fits` on the side the estimate falls.
+        let just_over = verdict(&e(usable + 1e8), &r, l4);
+        assert_eq!((just_over.verdict, just_over.fits), (Fit::Tight, false));
+        let just_under = verdict(&e(usable - 1e8), &r, l4);
+        assert_eq!((just_under.verdict, just_under.fits), (Fit::Tight, true));
+        assert_eq!(verdict(&e(10e9), &r, l4).verdict, Fit::Fits);
+    }
+
+    /// An unknown architecture still holds a KV cache: a known one of its size stands in,
+    /// and the band widens by half of what rests on it.
+    #[test]
+    fn unknown_architectures_never_drop_the_kv_cache() {
+        let mut r = request(14e9);
+        r.context = Some(32_768);
+        let e = estimate(&r, None);
+        let proxy = e.proxy.expect("a stand-in architecture");
+        assert!(e.per_gpu.kv_cache_bytes > 0);
+        assert!(proxy.params >= 7e9 && proxy.params <= 28e9, "{}", proxy.id);
+        let l4 = crate::catalog::catalog().gpu("h100").unwrap();
+        let known = {
+            let mut k = request(14e9);
+            k.spec = Some(spec("Qwen/Qwen2.5-14B"));
+            k.context = Some(32_768);
+            verdict(&estimate(&k, None), &k, l4).band_bytes
+        };
+        assert!(verdict(&e, &r, l4).band_bytes > known);
+    }
+
+    /// vLLM's profile: the activation peak grows with the batch it is told, and the CUDA
+    /// context and graphs sit outside its budget; `--enforce-eager` drops the graphs.
+    #[test]
+    fn vllm_start_up_terms_follow_its_flags() {
+        let mut r = request(8.03e9);
+        r.spec = Some(spec("meta-llama/Llama-3.1-8B"));
+        r.context = Some(8192);
+        r.serve = Serve::default();
+        let h100 = Some(
+            crate::catalog::catalog()
+                .gpu("h100")
+                .unwrap()
+                .usable_bytes(),
+        );
+        let base = estimate(&r, h100);
+        assert_eq!(base.peak.map(|p| (p.tokens, p.seqs)), Some((8192, 1024)));
+        // The llm-d-planner log: 1.89 GiB of activation peak on an H100.
+        close(base.per_gpu.activation_bytes as f64 / GIB, 1.89, 0.2);
+        r.serve.max_num_seqs = Some(16);
+        let fewer = estimate(&r, h100);
+        assert!(fewer.per_gpu.activation_bytes < base.per_gpu.activation_bytes);
+        r.serve.enforce_eager = true;
+        assert!(estimate(&r, h100).outside_bytes < base.outside_bytes);
     }
 }

@@ -1,11 +1,12 @@
 //! From what a user asks (`gpulint fit` flags) to estimates on catalog GPUs.
 
+use super::engine::{EngineKind, Serve};
 use super::models::{parse_count, resolve};
 use super::{
-    Estimate, Method, Optimizer, Precision, Quant, Recompute, Request, Training, Verdict, estimate,
-    verdict, vllm_default_utilization,
+    Accounting, Attention, Estimate, Method, Optimizer, Precision, Quant, Recompute, Request,
+    Training, Verdict, estimate, verdict,
 };
-use crate::catalog::{Gpu, InstanceType, catalog};
+use crate::catalog::{Confidence, Gpu, InstanceType, catalog};
 
 /// The question, as flags give it.
 #[derive(Clone, Debug, Default)]
@@ -22,6 +23,12 @@ pub struct Query {
     pub method: Option<Method>,
     pub lora_rank: Option<u32>,
     pub recompute: Option<Recompute>,
+    pub attention: Option<Attention>,
+    pub accounting: Option<Accounting>,
+    pub engine: Option<EngineKind>,
+    pub max_num_batched_tokens: Option<u64>,
+    pub max_num_seqs: Option<u64>,
+    pub enforce_eager: bool,
     pub gpus: Option<u32>,
     pub tp: Option<u32>,
     pub pp: Option<u32>,
@@ -46,13 +53,23 @@ pub struct Plan {
     pub label: String,
     pub request: Request,
     pub target: Option<Target>,
-    /// The share of each GPU's memory the job may use (vLLM's budget for inference).
-    pub utilization: f64,
+    /// What the question itself gets wrong (GPUs left idle, a split the engine refuses).
+    pub notes: Vec<String>,
 }
 
 impl Plan {
+    /// The estimate on the target's GPUs (their memory decides engine defaults), else on
+    /// none in particular.
     pub fn estimate(&self) -> Estimate {
-        estimate(&self.request)
+        estimate(
+            &self.request,
+            self.target.as_ref().map(|t| t.gpu.usable_bytes()),
+        )
+    }
+
+    /// The share of each GPU's memory the job may use (the engine's budget for inference).
+    pub fn utilization(&self) -> f64 {
+        self.request.utilization()
     }
 
     /// The same job on `n` GPUs: tensor parallel across them for inference (one replica),
@@ -74,34 +91,37 @@ impl Plan {
     pub fn verdict(&self) -> Option<(Estimate, Verdict)> {
         let t = self.target.as_ref()?;
         let e = self.estimate();
-        let v = verdict(&e, t.gpu.usable_bytes(), self.utilization);
+        let v = verdict(&e, &self.request, t.gpu);
         Some((e, v))
     }
 
     /// Whether the job fits `n` GPUs of one model, parallelised as [`Plan::on`] does.
     pub fn verdict_on(&self, gpu: &Gpu, n: u32) -> Verdict {
-        verdict(&estimate(&self.on(n)), gpu.usable_bytes(), self.utilization)
+        let r = self.on(n);
+        verdict(&estimate(&r, Some(gpu.usable_bytes())), &r, gpu)
     }
 
-    /// The fewest GPUs of one model (1, 2, 4 or 8, as machines come) that hold the job.
-    pub fn min_gpus(&self, gpu: &Gpu) -> Option<u32> {
-        [1, 2, 4, 8]
-            .into_iter()
-            .find(|&n| self.verdict_on(gpu, n).fits)
+    /// The fewest GPUs of one model (1, 2, 4 or 8, as machines come) that may hold the job,
+    /// with the verdict there (`tight` when the estimate cannot tell).
+    pub fn min_gpus(&self, gpu: &Gpu) -> Option<(u32, super::Fit)> {
+        [1, 2, 4, 8].into_iter().find_map(|n| {
+            let v = self.verdict_on(gpu, n).verdict;
+            (v != super::Fit::DoesNotFit).then_some((n, v))
+        })
     }
 
-    /// Catalog instance types whose GPUs hold the job, spread across all of them.
+    /// Catalog instance types whose GPUs may hold the job, spread across all of them.
     pub fn instances_that_fit(&self) -> Vec<&'static InstanceType> {
         catalog()
             .instances
             .iter()
-            .filter(|i| self.verdict_on(i.gpu, i.row.count).fits)
+            .filter(|i| self.verdict_on(i.gpu, i.row.count).verdict != super::Fit::DoesNotFit)
             .collect()
     }
 }
 
 pub fn plan(q: &Query) -> Result<Plan, String> {
-    let (label, params, spec, named_precision) = match (&q.model, &q.params) {
+    let (label, params, spec, named_precision, kept) = match (&q.model, &q.params) {
         (Some(_), Some(_)) => return Err("give --model or --params, not both".into()),
         (None, None) => return Err("give --model NAME or --params N (e.g. 70B)".into()),
         (Some(name), None) => {
@@ -109,12 +129,12 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
                 format!("unknown model `{name}` with no size in its name; give --params (e.g. 70B)")
             })?;
             let label = r.spec.map_or_else(|| name.clone(), |s| s.id.clone());
-            (label, r.params, r.spec, r.precision)
+            (label, r.params, r.spec, r.precision, r.kept_16bit)
         }
         (None, Some(p)) => {
             let n = parse_count(p)
                 .ok_or_else(|| format!("cannot read --params `{p}` (try 70B or 7.5e9)"))?;
-            (format!("{p} parameters"), n, None, None)
+            (format!("{p} parameters"), n, None, None, 0.0)
         }
     };
     // Precision: as asked, else as the name says (`-AWQ`), else the checkpoint's dtype.
@@ -159,6 +179,8 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
         method: q.method.unwrap_or(Method::Full),
         lora_rank: q.lora_rank.unwrap_or(8),
         recompute: q.recompute.unwrap_or(Recompute::None),
+        attention: q.attention.unwrap_or_default(),
+        accounting: q.accounting.unwrap_or_default(),
     });
     if let Some(z) = q.zero.filter(|z| *z > 3) {
         return Err(format!("--zero {z}: ZeRO stages are 0, 1, 2 and 3"));
@@ -187,31 +209,154 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
             spec.map(|s| s.max_context)
         }
     });
-    let utilization = match (training.is_some(), q.utilization) {
-        (_, Some(u)) if (0.0..=1.0).contains(&u) && u > 0.0 => u,
-        (_, Some(u)) => return Err(format!("--gpu-memory-utilization {u}: must be in (0, 1]")),
-        (true, None) => 1.0,
-        (false, None) => vllm_default_utilization(None),
+    if let Some(u) = q.utilization.filter(|u| !(*u > 0.0 && *u <= 1.0)) {
+        return Err(format!("--gpu-memory-utilization {u}: must be in (0, 1]"));
+    }
+    // The named checkpoint's 16-bit parts count only at the precision it was published in.
+    let kept = if precision == named_precision.map_or(precision, |n| n.0) {
+        kept
+    } else {
+        0.0
     };
+    let mut notes = Vec::new();
+    if training.is_none() && tp * pp < gpus {
+        notes.push(format!(
+            "tensor parallel {tp} × pipeline parallel {pp} uses {} of the {gpus} GPUs; the \
+             others hold nothing (run more replicas, or raise --tp)",
+            tp * pp
+        ));
+    }
+    if let Some(s) = spec.filter(|s| tp > 1 && s.heads % tp != 0) {
+        notes.push(format!(
+            "{} has {} attention heads, which tensor parallel {tp} does not divide: vLLM, \
+             SGLang and TensorRT-LLM refuse to start",
+            s.id, s.heads
+        ));
+    }
     Ok(Plan {
+        notes,
         label,
         request: Request {
             params,
             spec,
             precision,
             quant,
+            kept_16bit: kept,
             kv_precision,
             context,
             batch: q.batch.unwrap_or(1).max(1),
             tp,
             pp,
             gpus,
+            serve: Serve {
+                engine: q.engine.unwrap_or_default(),
+                utilization: q.utilization.filter(|_| training.is_none()),
+                max_num_batched_tokens: q.max_num_batched_tokens,
+                max_num_seqs: q.max_num_seqs,
+                enforce_eager: q.enforce_eager,
+            },
+            training_utilization: q.utilization.filter(|_| training.is_some()),
             training,
         },
         target,
-        utilization,
     })
 }
+/// A change that makes an inference job fit, found by asking `fit` itself.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fix {
+    /// What to change, in words a user can act on (`--max-model-len 32768`).
+    pub change: String,
+    /// The verdict after it.
+    pub verdict: Verdict,
+}
+
+/// The cheapest change that makes inference request `r` fit GPUs like `gpu`, trying in
+/// order what costs nothing (a shorter context, when the KV cache is what does not fit),
+/// then a smaller precision, then more GPUs of the same kind (up to 8 in one machine),
+/// then a larger GPU from the catalog.
+pub fn cheapest_fix(r: &Request, gpu: &'static Gpu) -> Option<Fix> {
+    let fits = |r: &Request, g: &Gpu| {
+        let v = verdict(&estimate(r, Some(g.usable_bytes())), r, g);
+        (v.verdict == super::Fit::Fits).then_some(v)
+    };
+    // The longest context, in steps of 1024 tokens from 2048, that fits.
+    if let Some(c) = r.context.filter(|c| *c > 2048) {
+        let at = |c: u64| {
+            let mut shorter = r.clone();
+            shorter.context = Some(c);
+            shorter
+        };
+        if fits(&at(2048), gpu).is_some() {
+            let (mut lo, mut hi) = (2, c / 1024);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if fits(&at(mid * 1024), gpu).is_some() {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            if lo * 1024 < c
+                && let Some(v) = fits(&at(lo * 1024), gpu)
+            {
+                return Some(Fix {
+                    change: format!("a context of {} tokens (`--max-model-len`)", lo * 1024),
+                    verdict: v,
+                });
+            }
+        }
+    }
+    let smaller = match r.precision {
+        Precision::Fp32 | Precision::Fp16 | Precision::Bf16 if gpu.has_native_float("fp8") => {
+            Some((
+                Precision::Fp8,
+                Quant::None,
+                "an FP8 checkpoint or `--quantization fp8`",
+            ))
+        }
+        Precision::Fp32 | Precision::Fp16 | Precision::Bf16 | Precision::Fp8 | Precision::Int8 => {
+            Some((Precision::Int4, Quant::Awq, "a 4-bit AWQ checkpoint"))
+        }
+        Precision::Int4 => None,
+    };
+    if let Some((p, q, words)) = smaller {
+        let mut quantized = r.clone();
+        quantized.precision = p;
+        quantized.quant = q;
+        quantized.kept_16bit = 0.0;
+        if let Some(v) = fits(&quantized, gpu) {
+            return Some(Fix {
+                change: words.to_string(),
+                verdict: v,
+            });
+        }
+    }
+    let mut n = r.tp.max(1).next_power_of_two();
+    while n < 8 {
+        n *= 2;
+        let mut wider = r.clone();
+        wider.tp = n;
+        wider.gpus = n * r.pp.max(1);
+        if let Some(v) = fits(&wider, gpu) {
+            return Some(Fix {
+                change: format!("{} GPUs with `--tensor-parallel-size {n}`", wider.gpus),
+                verdict: v,
+            });
+        }
+    }
+    catalog()
+        .gpus
+        .iter()
+        .filter(|g| g.usable_bytes() > gpu.usable_bytes() && g.confidence != Confidence::U)
+        .filter(|g| catalog().instances.iter().any(|i| i.gpu.id == g.id))
+        .filter_map(|g| Some((g, fits(r, g)?)))
+        .min_by_key(|(g, _)| g.usable_bytes())
+        .map(|(g, v)| Fix {
+            change: format!("{} × {} instead", r.gpus, g.name),
+            verdict: v,
+        })
+}
+
 /// Why `--gpu NAME` names no GPU: the catalog GPUs whose id starts with it (`a100` names
 /// four) to pick from, else where to look.
 fn unknown_gpu(name: &str) -> String {

@@ -8,8 +8,14 @@ use std::fmt::Write;
 use serde_json::{Value, json};
 
 use crate::catalog::{Gpu, catalog};
-use crate::fit::plan::Plan;
-use crate::fit::{Breakdown, GIB, Precision, human_bytes};
+use crate::fit::engine::engine;
+use crate::fit::plan::{Plan, cheapest_fix};
+use crate::fit::{Breakdown, Fit, GIB, Precision, human_bytes};
+
+/// Bytes as GiB with two decimals: enough to see a margin of tens of MiB.
+fn gib(b: u64) -> String {
+    format!("{:.2} GiB", b as f64 / GIB)
+}
 
 /// Precisions shown in the fit matrix (fp16 and bf16 weigh the same).
 const MATRIX: [(Precision, &str); 5] = [
@@ -53,9 +59,23 @@ pub fn human(plan: &Plan) -> String {
     );
     let mode = match &r.training {
         None => format!(
-            "inference, {} weights, {} KV cache",
+            "inference, {} weights, {} KV cache{}",
             precision_label(plan),
-            r.kv_precision
+            r.kv_precision,
+            e.peak.map_or_else(
+                || ", no engine (weights, KV cache and CUDA context only)".to_string(),
+                |p| format!(
+                    "\n          on {}: largest forward pass {} tokens, {} sequences sampled, {}",
+                    engine(p.engine).map_or("", |f| f.name.as_str()),
+                    thousands(p.tokens),
+                    thousands(p.seqs),
+                    if p.cuda_graphs {
+                        "CUDA graphs"
+                    } else {
+                        "no CUDA graphs"
+                    }
+                )
+            )
         ),
         Some(t) => format!(
             "training ({:?}, {:?} optimizer, ZeRO-{}, {:?} recomputation), {} weights",
@@ -98,32 +118,96 @@ pub fn human(plan: &Plan) -> String {
                     )
                 },
             );
+            let measured = if t.gpu.usable_measured() {
+                "as CUDA reports it".to_string()
+            } else {
+                format!(
+                    "not measured: {:.0} % of the vendor figure, the least any measured GPU shows",
+                    t.gpu.unmeasured_share * 100.0
+                )
+            };
             let _ = writeln!(
                 out,
-                "\n{what}, {} usable per GPU ({} × {:.2})",
-                human_bytes(v.usable_bytes),
+                "\n{what}: {} per GPU ({measured}; {} nominal)",
+                gib(v.device_bytes),
                 human_bytes(v.gpu_memory_bytes),
-                plan.utilization
             );
-            let need = human_bytes(e.per_gpu.total_bytes);
-            if v.fits {
+            let budget = match (&r.training, engine(r.serve.engine)) {
+                (None, Some(f)) => format!("{} budgets", f.name),
+                _ => "The job may use".to_string(),
+            };
+            let spare = |have: u64, need: u64| {
+                if have >= need {
+                    format!("{} to spare", gib(have - need))
+                } else {
+                    format!("{} short", gib(need - have))
+                }
+            };
+            let _ = writeln!(
+                out,
+                "{budget} {:.2} of it: {} per GPU; it needs {} ({})",
+                plan.utilization(),
+                gib(v.usable_bytes),
+                gib(v.need_bytes),
+                spare(v.usable_bytes, v.need_bytes)
+            );
+            if e.outside_bytes > 0 {
+                let left = v.device_bytes.saturating_sub(v.usable_bytes);
                 let _ = writeln!(
                     out,
-                    "✓ fits: {need} per GPU, {} to spare",
-                    human_bytes(v.usable_bytes - e.per_gpu.total_bytes)
+                    "Outside the budget: {} per GPU ({}) in the {} it leaves ({})",
+                    gib(e.outside_bytes),
+                    match (e.peak, r.serve.engine) {
+                        (_, crate::fit::engine::EngineKind::Sglang) => {
+                            "CUDA context, graphs and activations"
+                        }
+                        (Some(p), _) if p.cuda_graphs => "CUDA context and graphs",
+                        _ => "CUDA context",
+                    },
+                    gib(left),
+                    spare(left, e.outside_bytes)
                 );
-            } else {
+            }
+            let margin = format!(
+                "{:+.1} % of the budget; the estimate's band is ±{}",
+                v.margin_share * 100.0,
+                gib(v.band_bytes)
+            );
+            let line = match v.verdict {
+                Fit::Fits => format!(
+                    "✓ fits: {} to spare ({margin})",
+                    gib(v.margin_bytes.unsigned_abs())
+                ),
+                Fit::Tight if v.fits => format!(
+                    "~ tight: {} to spare ({margin}): it may not start",
+                    gib(v.margin_bytes.unsigned_abs())
+                ),
+                Fit::Tight => format!(
+                    "~ tight: {} short ({margin}): it may still start",
+                    gib(v.shortfall_bytes)
+                ),
+                Fit::DoesNotFit => format!(
+                    "✗ does not fit: {} short ({margin}); the largest part is the {}",
+                    gib(v.shortfall_bytes),
+                    e.per_gpu.dominant(r.training.is_some()).0
+                ),
+            };
+            let _ = writeln!(out, "{line}");
+            if v.verdict != Fit::Fits
+                && r.training.is_none()
+                && let Some(fix) = cheapest_fix(r, t.gpu)
+            {
                 let _ = writeln!(
                     out,
-                    "✗ does not fit: needs {need} per GPU, {} more than the {} usable",
-                    human_bytes(v.shortfall_bytes),
-                    human_bytes(v.usable_bytes)
+                    "  cheapest change that fits: {} ({} to spare)",
+                    fix.change,
+                    gib(fix.verdict.margin_bytes.unsigned_abs())
                 );
             }
         }
         None => fits_on(&mut out, plan),
     }
-    for note in &e.notes {
+    for note in plan.notes.iter().chain(&e.notes) {
         let _ = writeln!(out, "\nnote: {note}");
     }
     out
@@ -153,6 +237,13 @@ fn table(out: &mut String, total: &Breakdown, per_gpu: &Breakdown, training: boo
         ));
     } else {
         rows.push(("KV cache", total.kv_cache_bytes, per_gpu.kv_cache_bytes));
+        if per_gpu.activation_bytes > 0 {
+            rows.push((
+                "activations",
+                total.activation_bytes,
+                per_gpu.activation_bytes,
+            ));
+        }
     }
     rows.push(("overhead", total.overhead_bytes, per_gpu.overhead_bytes));
     rows.push(("total", total.total_bytes, per_gpu.total_bytes));
@@ -179,13 +270,14 @@ fn fits_on(out: &mut String, plan: &Plan) {
         .iter()
         .filter_map(|g| {
             let mark = if emulated(g) { "*" } else { "" };
-            plan.min_gpus(g).map(|n| format!("{}{mark} ×{n}", g.name))
+            plan.min_gpus(g)
+                .map(|(n, v)| format!("{}{mark} ×{n}{}", g.name, tight_mark(v)))
         })
         .collect();
     let _ = writeln!(
         out,
         "\nFits on ({mode}, at {:.2} of each GPU's memory):",
-        plan.utilization
+        plan.utilization()
     );
     if fit.is_empty() {
         let _ = writeln!(out, "  no catalog GPU, up to 8 of them");
@@ -193,6 +285,9 @@ fn fits_on(out: &mut String, plan: &Plan) {
         let _ = writeln!(out, "  GPUs: {}", fit.join(", "));
         if fit.iter().any(|f| f.contains("* ×")) {
             let _ = writeln!(out, "  * {FOOTNOTE}");
+        }
+        if fit.iter().any(|f| f.ends_with('~')) {
+            let _ = writeln!(out, "  ~ {TIGHT}");
         }
     }
     let instances = plan.instances_that_fit();
@@ -228,14 +323,21 @@ fn fits_on(out: &mut String, plan: &Plan) {
             variant.request.precision = p;
             variant.request.quant = crate::fit::Quant::None;
             let mark = if is_emulated(g, p) { "*" } else { "" };
-            let cell = variant
-                .min_gpus(g)
-                .map_or_else(|| "—".to_string(), |n| format!("{n}{mark}"));
+            let cell = variant.min_gpus(g).map_or_else(
+                || "—".to_string(),
+                |(n, v)| format!("{n}{mark}{}", tight_mark(v)),
+            );
             let _ = write!(out, "{cell:>10}");
         }
         out.push('\n');
     }
-    let _ = writeln!(out, "* {FOOTNOTE}");
+    let _ = writeln!(out, "* {FOOTNOTE}\n~ {TIGHT}");
+}
+
+const TIGHT: &str = "tight: within the estimate's error band, it may or may not start";
+
+fn tight_mark(v: Fit) -> &'static str {
+    if v == Fit::Tight { "~" } else { "" }
 }
 
 const FOOTNOTE: &str = "no fp8 tensor cores (fp8 needs Ada, Hopper or newer): only weight-only \
@@ -273,7 +375,17 @@ pub fn json(plan: &Plan) -> String {
     put("tensor_parallel", json!(r.tp));
     put("pipeline_parallel", json!(r.pp));
     put("gpus", json!(r.gpus));
-    put("gpu_memory_utilization", json!(plan.utilization));
+    put("gpu_memory_utilization", json!(plan.utilization()));
+    if r.training.is_none() {
+        put("engine", json!(r.serve.engine));
+    }
+    put(
+        "peak",
+        json!(e.peak.map(|p| json!({
+            "tokens": p.tokens, "sequences": p.seqs, "cuda_graphs": p.cuda_graphs
+        }))),
+    );
+    put("proxy_architecture", json!(e.proxy.map(|p| p.id.clone())));
     put(
         "per_gpu",
         serde_json::to_value(e.per_gpu).expect("plain data"),
@@ -284,15 +396,31 @@ pub fn json(plan: &Plan) -> String {
             put("gpu", json!(t.gpu.id));
             put("instance", json!(t.instance.map(|i| i.row.name.clone())));
             put("gpu_memory_bytes", json!(verdict.gpu_memory_bytes));
+            put("device_bytes", json!(verdict.device_bytes));
+            put("device_measured", json!(t.gpu.usable_measured()));
             put("usable_bytes", json!(verdict.usable_bytes));
+            put("need_bytes", json!(verdict.need_bytes));
+            put("outside_budget_bytes", json!(e.outside_bytes));
             put("fits", json!(verdict.fits));
+            put("verdict", json!(verdict.verdict));
+            put("margin_bytes", json!(verdict.margin_bytes));
+            put("margin_share", json!(verdict.margin_share));
+            put("band_bytes", json!(verdict.band_bytes));
             put("shortfall_bytes", json!(verdict.shortfall_bytes));
+            let fix = (verdict.verdict != Fit::Fits && r.training.is_none())
+                .then(|| cheapest_fix(r, t.gpu))
+                .flatten()
+                .map(|f| json!({"change": f.change, "margin_bytes": f.verdict.margin_bytes}));
+            put("cheapest_fix", json!(fix));
         }
         None => {
             let fits_on: Vec<Value> = catalog()
                 .gpus
                 .iter()
-                .filter_map(|g| plan.min_gpus(g).map(|n| json!({"gpu": g.id, "gpus": n})))
+                .filter_map(|g| {
+                    plan.min_gpus(g)
+                        .map(|(n, v)| json!({"gpu": g.id, "gpus": n, "verdict": v}))
+                })
                 .collect();
             put("fits_on", json!(fits_on));
             let instances: Vec<Value> = plan
@@ -303,7 +431,8 @@ pub fn json(plan: &Plan) -> String {
             put("instances", json!(instances));
         }
     }
-    put("notes", json!(e.notes));
+    let notes: Vec<&String> = plan.notes.iter().chain(&e.notes).collect();
+    put("notes", json!(notes));
     let mut s = serde_json::to_string_pretty(&v).expect("plain data");
     s.push('\n');
     s

@@ -331,7 +331,6 @@ pub struct Served {
     /// The model as the registry names it (or as written).
     pub label: String,
     pub request: crate::fit::Request,
-    pub utilization: f64,
     /// Where the model is named.
     pub model_span: Span,
     /// Tensor × pipeline parallel as configured (engine defaults applied), with the span
@@ -345,15 +344,16 @@ pub struct Served {
 /// Reads a pod's serving engine into a memory request. `None` when anything it needs is
 /// unknown: an unknown model with no size in its name, an unknown quantization format.
 pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
+    use crate::fit::engine::{EngineKind, Serve};
     use crate::fit::models::resolve;
-    use crate::fit::{Precision, Quant, vllm_default_utilization};
+    use crate::fit::{Precision, Quant};
     use crate::model::{Engine, Value};
     let s = pod.serving.as_ref().filter(|s| s.unknown.is_empty())?;
     let gpus = match &pod.gpus {
         Value::Known(g, _) if g.exact && !g.resource.contains("mig-") => g.count,
         _ => return None,
     };
-    let (label, params, spec, named, model_span) = match (&s.model, &s.params) {
+    let (label, params, spec, named, kept, model_span) = match (&s.model, &s.params) {
         (Some((m, span)), hint) => {
             let r = resolve(m);
             match (r, hint) {
@@ -362,9 +362,10 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
                     r.params,
                     r.spec,
                     r.precision,
+                    r.kept_16bit,
                     span.clone(),
                 ),
-                (None, Some((p, _))) => (m.clone(), *p, None, None, span.clone()),
+                (None, Some((p, _))) => (m.clone(), *p, None, None, 0.0, span.clone()),
                 (None, None) => return None,
             }
         }
@@ -373,6 +374,7 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
             *p,
             None,
             None,
+            0.0,
             span.clone(),
         ),
         (None, None) => return None,
@@ -429,13 +431,27 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
         .as_ref()
         .map(|(c, _)| *c)
         .or(spec.map(|s| s.max_context));
-    let utilization = s.gpu_memory_utilization.as_ref().map_or_else(
-        || match s.engine {
-            Engine::Vllm => vllm_default_utilization(None),
-            _ => 0.9,
-        },
-        |(u, _)| *u,
-    );
+    let engine = match s.engine {
+        Engine::Tgi => EngineKind::Tgi,
+        Engine::Sglang => EngineKind::Sglang,
+        Engine::Nim => EngineKind::Nim,
+        // vLLM, and another engine or only hints: sized as vLLM, the most common.
+        Engine::Vllm | Engine::Other(_) | Engine::Hint => EngineKind::Vllm,
+    };
+    let b = &s.batching;
+    let serve = Serve {
+        engine,
+        utilization: s.gpu_memory_utilization.as_ref().map(|(u, _)| *u),
+        max_num_batched_tokens: b.max_num_batched_tokens.as_ref().map(|(n, _)| *n),
+        max_num_seqs: b.max_num_seqs.as_ref().map(|(n, _)| *n),
+        enforce_eager: b.enforce_eager.is_some(),
+    };
+    // The named checkpoint's 16-bit parts count only at the precision it was published in.
+    let kept = if named.is_none_or(|n| n.0 == precision) {
+        kept
+    } else {
+        0.0
+    };
     Some(Served {
         label,
         request: crate::fit::Request {
@@ -443,6 +459,7 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
             spec,
             precision,
             quant: q,
+            kept_16bit: kept,
             kv_precision,
             context,
             batch: 1,
@@ -450,8 +467,9 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
             pp: pp.max(1),
             gpus: tp.0.saturating_mul(pp).max(1),
             training: None,
+            serve,
+            training_utilization: None,
         },
-        utilization,
         model_span,
         tp,
         pp,

@@ -3,7 +3,9 @@
 use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu, served};
 use crate::catalog::Confidence;
 use crate::finding::{Category, Severity};
-use crate::fit::{estimate, human_bytes, verdict};
+use crate::fit::engine::engine;
+use crate::fit::plan::cheapest_fix;
+use crate::fit::{Fit, estimate, human_bytes, verdict};
 use crate::model::{Inventory, Value};
 
 pub const META: RuleMeta = RuleMeta {
@@ -37,43 +39,86 @@ impl Rule for ModelExceedsGpuMemory {
                 {
                     continue;
                 }
-                let e = estimate(&s.request);
-                let v = verdict(&e, gpu.usable_bytes(), s.utilization);
-                if v.fits {
-                    continue;
-                }
                 let r = &s.request;
-                let kv = match r.context {
-                    Some(c) if e.total.kv_cache_bytes > 0 => format!(
-                        " and {} of KV cache for {c} tokens",
-                        human_bytes(e.total.kv_cache_bytes)
-                    ),
-                    _ => String::new(),
+                let e = estimate(r, Some(gpu.usable_bytes()));
+                let v = verdict(&e, r, gpu);
+                let severity = match v.verdict {
+                    Fit::Fits => continue,
+                    Fit::Tight => Severity::Warning,
+                    Fit::DoesNotFit => Severity::Error,
                 };
-                cx.report(Report {
-                    message: format!(
-                        "`{}` serves {} at {} ({} of weights{kv}); over {} × {} that is {} per GPU, \
-                         but each has {} usable: {} short",
-                        w.subject,
-                        s.label,
-                        r.precision,
-                        human_bytes(e.total.weights_bytes),
-                        r.gpus,
-                        gpu.name,
-                        human_bytes(e.per_gpu.total_bytes),
-                        human_bytes(v.usable_bytes),
+                let p = &e.per_gpu;
+                let mut parts = vec![format!("{} of weights", human_bytes(p.weights_bytes))];
+                if let Some(c) = r.context.filter(|_| p.kv_cache_bytes > 0) {
+                    parts.push(format!(
+                        "{} of KV cache for {c} tokens",
+                        human_bytes(p.kv_cache_bytes)
+                    ));
+                }
+                if p.activation_bytes > 0 {
+                    parts.push(format!(
+                        "{} of activation peak",
+                        human_bytes(p.activation_bytes)
+                    ));
+                }
+                let (dominant, _) = p.dominant(false);
+                let name = engine(r.serve.engine).map_or("the server", |f| f.name.as_str());
+                let state = match v.verdict {
+                    Fit::Tight if v.fits => format!(
+                        "only {} to spare, within the estimate's ±{} band: it may not start",
+                        human_bytes(v.margin_bytes.unsigned_abs()),
+                        human_bytes(v.band_bytes)
+                    ),
+                    Fit::Tight => format!(
+                        "{} short, within the estimate's ±{} band: it may not start",
                         human_bytes(v.shortfall_bytes),
+                        human_bytes(v.band_bytes)
                     ),
-                    help: format!(
-                        "quantize (e.g. an AWQ or FP8 checkpoint), lower `--max-model-len`, raise \
-                         `--tensor-parallel-size` over more GPUs, or use larger GPUs; `gpulint fit \
-                         --model {} --gpu {} --gpus {}` shows the breakdown",
-                        s.label, gpu.id, r.gpus
+                    _ => format!(
+                        "{} short, beyond the estimate's ±{} band",
+                        human_bytes(v.shortfall_bytes),
+                        human_bytes(v.band_bytes)
                     ),
-                    subject: w.subject.clone(),
-                    primary: (s.model_span.clone(), format!("needs {} per GPU", human_bytes(e.per_gpu.total_bytes))),
-                    secondary: vec![(gpu_span, format!("{} usable per {}", human_bytes(v.usable_bytes), gpu.name))],
-                });
+                };
+                let fix = cheapest_fix(r, gpu).map_or_else(
+                    || "no change gpulint can size makes it fit on up to 8 catalog GPUs; ".into(),
+                    |f| format!("the cheapest change that fits is {}; ", f.change),
+                );
+                cx.report_as(
+                    severity,
+                    Report {
+                        message: format!(
+                            "`{}` serves {} at {} on {} × {}: {} per GPU ({}; the largest part is \
+                             the {dominant}) against {} budgeted by {name} ({:.2} of {}): {state}",
+                            w.subject,
+                            s.label,
+                            r.precision,
+                            r.gpus,
+                            gpu.name,
+                            human_bytes(v.need_bytes),
+                            parts.join(", "),
+                            human_bytes(v.usable_bytes),
+                            r.utilization(),
+                            human_bytes(v.device_bytes),
+                        ),
+                        help: format!(
+                            "{fix}`gpulint fit --model {} --gpu {} --gpus {}{}` shows the breakdown",
+                            s.label,
+                            gpu.id,
+                            r.gpus,
+                            r.context.map_or_else(String::new, |c| format!(" --context {c}")),
+                        ),
+                        subject: w.subject.clone(),
+                        primary: (
+                            s.model_span.clone(),
+                            format!("needs {} per GPU", human_bytes(v.need_bytes)),
+                        ),
+                        secondary: vec![(
+                            gpu_span,
+                            format!("{} budgeted per {}", human_bytes(v.usable_bytes), gpu.name),
+                        )],
+                    },
+                );
             }
         }
     }

@@ -2,7 +2,7 @@
 
 use crate::catalog::workloads::{repository, workloads};
 use crate::fit::models::parse_count;
-use crate::model::{Container, Engine, Launcher, Serving, Span};
+use crate::model::{Batching, Container, Engine, Launcher, Serving, Span};
 use crate::parse::yaml::YamlNode;
 use crate::source::FileId;
 
@@ -62,6 +62,17 @@ fn flag_str(argv: &[(String, Span)], names: &[&str]) -> Option<(String, Span)> {
     flag(argv, names).map(|(v, s)| (v.to_string(), s.clone()))
 }
 
+/// A flag that takes no value, where it is written (`--enforce-eager`).
+fn switch(argv: &[(String, Span)], names: &[&str]) -> Option<Span> {
+    argv.iter()
+        .find(|(w, _)| {
+            names
+                .iter()
+                .any(|n| w.len() == n.len() && w.replace('_', "-") == *n)
+        })
+        .map(|(_, s)| s.clone())
+}
+
 /// What vLLM is told by its arguments, run by the container at `span`.
 pub(super) fn vllm(a: &[(String, Span)], span: Span) -> Serving {
     // `vllm serve MODEL`: the model is the word after `serve` unless a flag.
@@ -84,6 +95,11 @@ pub(super) fn vllm(a: &[(String, Span)], span: Span) -> Serving {
             .or_else(|| flag_num(a, &["--data-parallel-size", "-dp"], u)),
         max_model_len: flag_num(a, &["--max-model-len"], u),
         gpu_memory_utilization: flag_num(a, &["--gpu-memory-utilization"], u),
+        batching: Batching {
+            max_num_batched_tokens: flag_num(a, &["--max-num-batched-tokens"], u),
+            max_num_seqs: flag_num(a, &["--max-num-seqs"], u),
+            enforce_eager: switch(a, &["--enforce-eager"]),
+        },
         unknown,
         span,
     }
@@ -188,7 +204,23 @@ pub(super) fn serving(
                         env_or(flag_str(a, &["--max-total-tokens"]), "MAX_TOTAL_TOKENS"),
                         u,
                     ),
-                    gpu_memory_utilization: None,
+                    gpu_memory_utilization: number(
+                        env_or(
+                            flag_str(a, &["--cuda-memory-fraction"]),
+                            "CUDA_MEMORY_FRACTION",
+                        ),
+                        u,
+                    ),
+                    batching: Batching {
+                        max_num_batched_tokens: number(
+                            env_or(
+                                flag_str(a, &["--max-batch-prefill-tokens"]),
+                                "MAX_BATCH_PREFILL_TOKENS",
+                            ),
+                            u,
+                        ),
+                        ..Batching::default()
+                    },
                     unknown,
                     span: c.span.clone(),
                 }
@@ -211,6 +243,11 @@ pub(super) fn serving(
                     dp: flag_num(a, &["--dp", "--dp-size", "--data-parallel-size"], u),
                     max_model_len: flag_num(a, &["--context-length"], u),
                     gpu_memory_utilization: flag_num(a, &["--mem-fraction-static"], u),
+                    batching: Batching {
+                        max_num_batched_tokens: flag_num(a, &["--chunked-prefill-size"], u),
+                        max_num_seqs: flag_num(a, &["--max-running-requests"], u),
+                        enforce_eager: switch(a, &["--disable-cuda-graph"]),
+                    },
                     unknown,
                     span: c.span.clone(),
                 }
