@@ -520,7 +520,7 @@ fn fit_says_tight_within_the_band() {
     let margin = v["margin_bytes"].as_i64().unwrap();
     assert!(margin.abs() <= v["band_bytes"].as_i64().unwrap());
     assert_eq!(v["fits"], margin >= 0);
-    assert_eq!(o.status.code(), Some(if margin >= 0 { 0 } else { 1 }));
+    assert_eq!(o.status.code(), Some(i32::from(margin < 0)));
     assert_eq!(v["engine"], "vllm");
     assert_eq!(v["peak"]["tokens"], 2048);
     let human = stdout(&run(&[

@@ -87,12 +87,17 @@ pub struct EngineFacts {
     /// buffers), one GPU; and extra with tensor parallel > 1.
     pub non_torch_bytes: u64,
     pub non_torch_tp_bytes: u64,
-    /// CUDA graphs, captured after the KV cache is sized (0 with eager mode).
+    /// The same on GPUs joined only by PCIe (no NVLink SHARP or NVLink all-reduce buffers).
+    pub non_torch_tp_pcie_bytes: u64,
+    /// CUDA graphs, captured after the KV cache is sized (0 with eager mode): a base and
+    /// a share per layer on the GPU.
     pub graph_bytes: u64,
+    pub graph_layer_bytes: u64,
     /// The CUDA context (and NCCL's, with parallel ranks) before the engine measures
     /// memory; and extra with tensor or pipeline parallel > 1.
     pub context_bytes: u64,
     pub context_tp_bytes: u64,
+    pub context_tp_pcie_bytes: u64,
     /// Whether the CUDA context counts inside the budget (TGI and TensorRT-LLM size the KV
     /// cache from what is free) or outside it (vLLM budgets a share of the total).
     pub context_inside: bool,

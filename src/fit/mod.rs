@@ -424,9 +424,12 @@ pub struct Estimate {
     pub notes: Vec<String>,
 }
 
-/// The estimate on GPUs whose CUDA device total is `device` bytes (engine defaults such as
-/// vLLM's batch sizes depend on it; `None`: the defaults for small GPUs).
-pub fn estimate(r: &Request, device: Option<u64>) -> Estimate {
+/// The estimate on GPUs like `gpu`: engine defaults such as vLLM's batch sizes depend on its
+/// memory, and the buffers of tensor parallel on whether it has NVLink (`None`: the
+/// defaults for small GPUs, buffers as with NVLink).
+pub fn estimate(r: &Request, gpu: Option<&crate::catalog::Gpu>) -> Estimate {
+    let device = gpu.map(crate::catalog::Gpu::usable_bytes);
+    let pcie = gpu.is_some_and(|g| g.nvlink.is_none());
     let mut notes = Vec::new();
     let gpus = r.gpus.max(1);
     let model_parallel = f64::from(r.tp.max(1)) * f64::from(r.pp.max(1));
@@ -497,12 +500,21 @@ pub fn estimate(r: &Request, device: Option<u64>) -> Estimate {
                     0.0
                 }
         };
-        let non_torch = parallel(facts.non_torch_bytes, facts.non_torch_tp_bytes);
-        let context_bytes = parallel(facts.context_bytes, facts.context_tp_bytes);
+        let (non_torch_tp, context_tp) = if pcie {
+            (facts.non_torch_tp_pcie_bytes, facts.context_tp_pcie_bytes)
+        } else {
+            (facts.non_torch_tp_bytes, facts.context_tp_bytes)
+        };
+        let non_torch = parallel(facts.non_torch_bytes, non_torch_tp);
+        let context_bytes = parallel(facts.context_bytes, context_tp);
+        // CUDA graphs grow with the layers captured (fitted on the llm-d-planner logs).
         let graphs = if r.serve.enforce_eager {
             0.0
         } else {
             facts.graph_bytes as f64
+                + arch.map_or(0.0, |s| {
+                    facts.graph_layer_bytes as f64 * f64::from(s.layers) / f64::from(r.pp.max(1))
+                })
         };
         let (overhead, outside) = match (facts.budget, facts.context_inside) {
             (Budget::Static, _) | (_, true) => (non_torch + context_bytes, graphs),
@@ -676,7 +688,15 @@ pub fn verdict(e: &Estimate, r: &Request, gpu: &crate::catalog::Gpu) -> Verdict 
         Some(Budget::Static) => (device * u, (p.weights_bytes + p.kv_cache_bytes) as f64),
         _ => (device * u, p.total_bytes as f64),
     };
-    let margin = (usable - need).min(device - usable - e.outside_bytes as f64);
+    // The share the budget leaves must hold what lives outside it (CUDA context, graphs):
+    // the engine's default leaves room for them by design, so that share decides the
+    // margin only when it runs short.
+    let outside = device - usable - e.outside_bytes as f64;
+    let margin = if outside < 0.0 {
+        (usable - need).min(outside)
+    } else {
+        usable - need
+    };
     let b = engine::band();
     let share = if r.training.is_some() {
         b.training_share
@@ -1054,12 +1074,7 @@ mod tests {
         r.spec = Some(spec("meta-llama/Llama-3.1-8B"));
         r.context = Some(8192);
         r.serve = Serve::default();
-        let h100 = Some(
-            crate::catalog::catalog()
-                .gpu("h100")
-                .unwrap()
-                .usable_bytes(),
-        );
+        let h100 = crate::catalog::catalog().gpu("h100");
         let base = estimate(&r, h100);
         assert_eq!(base.peak.map(|p| (p.tokens, p.seqs)), Some((8192, 1024)));
         // The llm-d-planner log: 1.89 GiB of activation peak on an H100.

@@ -61,10 +61,7 @@ impl Plan {
     /// The estimate on the target's GPUs (their memory decides engine defaults), else on
     /// none in particular.
     pub fn estimate(&self) -> Estimate {
-        estimate(
-            &self.request,
-            self.target.as_ref().map(|t| t.gpu.usable_bytes()),
-        )
+        estimate(&self.request, self.target.as_ref().map(|t| t.gpu))
     }
 
     /// The share of each GPU's memory the job may use (the engine's budget for inference).
@@ -98,7 +95,7 @@ impl Plan {
     /// Whether the job fits `n` GPUs of one model, parallelised as [`Plan::on`] does.
     pub fn verdict_on(&self, gpu: &Gpu, n: u32) -> Verdict {
         let r = self.on(n);
-        verdict(&estimate(&r, Some(gpu.usable_bytes())), &r, gpu)
+        verdict(&estimate(&r, Some(gpu)), &r, gpu)
     }
 
     /// The fewest GPUs of one model (1, 2, 4 or 8, as machines come) that may hold the job,
@@ -276,9 +273,29 @@ pub struct Fix {
 /// then a larger GPU from the catalog.
 pub fn cheapest_fix(r: &Request, gpu: &'static Gpu) -> Option<Fix> {
     let fits = |r: &Request, g: &Gpu| {
-        let v = verdict(&estimate(r, Some(g.usable_bytes())), r, g);
+        let v = verdict(&estimate(r, Some(g)), r, g);
         (v.verdict == super::Fit::Fits).then_some(v)
     };
+    // A budget that leaves the CUDA context and graphs their room: the highest share, in
+    // steps of 0.01 down to 0.8, that fits.
+    if r.training.is_none() {
+        let u = r.utilization();
+        let at = |share: f64| {
+            let mut lower = r.clone();
+            lower.serve.utilization = Some(share);
+            lower
+        };
+        let step = (1..=20)
+            .map(|i| ((u * 100.0).floor() - f64::from(i)) / 100.0)
+            .take_while(|share| *share >= 0.8)
+            .find_map(|share| Some((share, fits(&at(share), gpu)?)));
+        if let Some((share, v)) = step {
+            return Some(Fix {
+                change: format!("a memory share of {share:.2} (`--gpu-memory-utilization`)"),
+                verdict: v,
+            });
+        }
+    }
     // The longest context, in steps of 1024 tokens from 2048, that fits.
     if let Some(c) = r.context.filter(|c| *c > 2048) {
         let at = |c: u64| {

@@ -40,7 +40,7 @@ impl Rule for ModelExceedsGpuMemory {
                     continue;
                 }
                 let r = &s.request;
-                let e = estimate(r, Some(gpu.usable_bytes()));
+                let e = estimate(r, Some(gpu));
                 let v = verdict(&e, r, gpu);
                 let severity = match v.verdict {
                     Fit::Fits => continue,
@@ -62,6 +62,18 @@ impl Rule for ModelExceedsGpuMemory {
                     ));
                 }
                 let (dominant, _) = p.dominant(false);
+                // When what lives outside the budget is what runs short, say so.
+                let left = v.device_bytes.saturating_sub(v.usable_bytes);
+                let outside = if e.outside_bytes > left {
+                    format!(
+                        "; the CUDA context and graphs need {} outside the budget, in the {} it \
+                         leaves",
+                        human_bytes(e.outside_bytes),
+                        human_bytes(left)
+                    )
+                } else {
+                    String::new()
+                };
                 let name = engine(r.serve.engine).map_or("the server", |f| f.name.as_str());
                 let state = match v.verdict {
                     Fit::Tight if v.fits => format!(
@@ -89,7 +101,8 @@ impl Rule for ModelExceedsGpuMemory {
                     Report {
                         message: format!(
                             "`{}` serves {} at {} on {} × {}: {} per GPU ({}; the largest part is \
-                             the {dominant}) against {} budgeted by {name} ({:.2} of {}): {state}",
+                             the {dominant}) against {} budgeted by {name} ({:.2} of {}){outside}: \
+                             {state}",
                             w.subject,
                             s.label,
                             r.precision,

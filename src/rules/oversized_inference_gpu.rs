@@ -45,9 +45,7 @@ impl Rule for OversizedInferenceGpu {
                 if s.request.gpus != 1 || gpu.confidence == Confidence::U {
                     continue;
                 }
-                let need = estimate(&s.request, Some(gpu.usable_bytes()))
-                    .per_gpu
-                    .total_bytes;
+                let need = estimate(&s.request, Some(gpu)).per_gpu.total_bytes;
                 let budget = |bytes: u64| (bytes as f64 * s.request.utilization()) as u64;
                 let usable = budget(gpu.usable_bytes());
                 // Flag only when the model uses under half of the GPU.
