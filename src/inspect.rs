@@ -399,6 +399,13 @@ pub struct Serving<'a> {
     pub dp: Option<Field<'a, u32>>,
     pub max_model_len: Option<Field<'a, u64>>,
     pub gpu_memory_utilization: Option<Field<'a, f64>>,
+    /// Tokens of the engine's largest forward pass, as written (`--max-num-batched-tokens`,
+    /// `--max-batch-prefill-tokens`, `--chunked-prefill-size`).
+    pub max_num_batched_tokens: Option<Field<'a, u64>>,
+    /// Sequences at once, as written (`--max-num-seqs`, `--max-running-requests`).
+    pub max_num_seqs: Option<Field<'a, u64>>,
+    /// No CUDA graphs (`--enforce-eager`, `--disable-cuda-graph`).
+    pub enforce_eager: Option<Field<'a, bool>>,
     /// Numeric settings written where gpulint cannot evaluate them (`$TP`): rules that
     /// size the engine skip it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -696,6 +703,10 @@ impl<'a> Cx<'a> {
             dp: self.written(s.dp.as_ref(), |n| *n),
             max_model_len: self.written(s.max_model_len.as_ref(), |n| *n),
             gpu_memory_utilization: self.written(s.gpu_memory_utilization.as_ref(), |u| *u),
+            max_num_batched_tokens: self
+                .written(s.batching.max_num_batched_tokens.as_ref(), |n| *n),
+            max_num_seqs: self.written(s.batching.max_num_seqs.as_ref(), |n| *n),
+            enforce_eager: self.marked(s.batching.enforce_eager.as_ref()),
             unknown: s.unknown.iter().map(|sp| self.at(sp)).collect(),
         }
     }

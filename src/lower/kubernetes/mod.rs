@@ -995,6 +995,43 @@ spec:
         assert_eq!(s.max_model_len.as_ref().unwrap().0, 4096);
     }
 
+    /// What sizes an engine's start-up peak, read for vLLM, TGI and SGLang.
+    #[test]
+    fn engine_batch_settings() {
+        let serving = |text: &str| {
+            let inv = lower_text(text);
+            let s = inv.workloads[0].pods[0].serving.clone().unwrap();
+            let b = &s.batching;
+            (
+                b.max_num_batched_tokens.as_ref().map(|(n, _)| *n),
+                b.max_num_seqs.as_ref().map(|(n, _)| *n),
+                b.enforce_eager.is_some(),
+                s.gpu_memory_utilization.map(|(u, _)| u),
+            )
+        };
+        let pod = |container: &str| {
+            format!("kind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n    - {container}\n")
+        };
+        assert_eq!(
+            serving(&pod(
+                "{image: vllm/vllm-openai:v0.10.0, args: [--model, m-7B, --max-num-batched-tokens, '512', --max_num_seqs=16, --enforce-eager]}"
+            )),
+            (Some(512), Some(16), true, None)
+        );
+        assert_eq!(
+            serving(&pod(
+                "{image: ghcr.io/huggingface/text-generation-inference:3.0, env: [{name: MODEL_ID, value: m-7B}, {name: MAX_BATCH_PREFILL_TOKENS, value: '2048'}, {name: CUDA_MEMORY_FRACTION, value: '0.8'}]}"
+            )),
+            (Some(2048), None, false, Some(0.8))
+        );
+        assert_eq!(
+            serving(&pod(
+                "{image: lmsysorg/sglang:v0.4.0, command: [python3, -m, sglang.launch_server, --model-path, m-7B, --chunked-prefill-size, '4096', --max-running-requests, '64', --disable-cuda-graph, --mem-fraction-static, '0.8']}"
+            )),
+            (Some(4096), Some(64), true, Some(0.8))
+        );
+    }
+
     #[test]
     fn templated_gpu_counts_are_at_least_one() {
         let inv = lower_text(
