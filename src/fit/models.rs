@@ -297,20 +297,34 @@ fn size_in(name: &str) -> Option<f64> {
 fn lookup(name: &str) -> Option<&'static ModelSpec> {
     let w = words(name);
     let k = w.join("-");
-    let names = |m: &'static ModelSpec| {
-        std::iter::once(m.id.as_str())
-            .chain(m.aliases.iter().map(String::as_str))
-            .map(move |n| (m, words(n)))
-    };
-    let rows = || registry().iter().flat_map(names);
-    if let Some((m, _)) = rows().find(|(_, n)| n.join("-") == k) {
+    let rows = names();
+    if let Some((m, _, _)) = rows.iter().find(|(_, key, _)| *key == k) {
         return Some(m);
     }
-    rows()
+    rows.iter()
         // A row's name must say more than a family word to be found inside another name.
-        .filter(|(_, n)| n.len() >= 2 && find(&w, n).is_some())
-        .max_by_key(|(_, n)| n.iter().map(String::len).sum::<usize>() + n.len())
-        .map(|(m, _)| m)
+        .filter(|(_, _, n)| n.len() >= 2 && find(&w, n).is_some())
+        .max_by_key(|(_, _, n)| n.iter().map(String::len).sum::<usize>() + n.len())
+        .map(|(m, _, _)| *m)
+}
+
+/// Every registry row under each of its names (id and aliases): the key and its words,
+/// computed once.
+fn names() -> &'static [(&'static ModelSpec, String, Vec<String>)] {
+    static NAMES: OnceLock<Vec<(&'static ModelSpec, String, Vec<String>)>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        registry()
+            .iter()
+            .flat_map(|m| {
+                std::iter::once(m.id.as_str())
+                    .chain(m.aliases.iter().map(String::as_str))
+                    .map(move |n| {
+                        let w = words(n);
+                        (m, w.join("-"), w)
+                    })
+            })
+            .collect()
+    })
 }
 
 /// Resolves a model name, or `None` when neither the registry nor the name gives a size.
