@@ -125,29 +125,31 @@ pub struct Family {
 
 static REGISTRY: OnceLock<Vec<ModelSpec>> = OnceLock::new();
 
-fn file() -> ModelFile {
-    toml::from_str::<ModelFile>(MODELS).expect("the embedded model registry is valid (tested)")
+/// The embedded file, parsed once (it is the largest data file: parsing is most of a
+/// one-file run's cost when a pod serves a model).
+fn file() -> &'static ModelFile {
+    static FILE: OnceLock<ModelFile> = OnceLock::new();
+    FILE.get_or_init(|| {
+        toml::from_str::<ModelFile>(MODELS).expect("the embedded model registry is valid (tested)")
+    })
 }
 
 fn embedded() -> Vec<ModelSpec> {
-    file().model
+    file().model.clone()
 }
 
 /// The registry's other tables: checkpoints and fine-tune families.
 struct Tables {
-    checkpoints: Vec<Checkpoint>,
-    families: Vec<Family>,
+    checkpoints: &'static [Checkpoint],
+    families: &'static [Family],
 }
 
-fn tables() -> &'static Tables {
-    static T: OnceLock<Tables> = OnceLock::new();
-    T.get_or_init(|| {
-        let f = file();
-        Tables {
-            checkpoints: f.checkpoint,
-            families: f.family,
-        }
-    })
+fn tables() -> Tables {
+    let f = file();
+    Tables {
+        checkpoints: &f.checkpoint,
+        families: &f.family,
+    }
 }
 
 /// The model registry: the embedded models, after any a configuration added with [`extend`].
@@ -221,7 +223,7 @@ fn words(name: &str) -> Vec<String> {
     if words.len() > 1 && words[0] == "meta" && words[1].starts_with("llama") {
         words.remove(0);
     }
-    for f in &tables().families {
+    for f in tables().families {
         let from: Vec<&str> = f.words.split('-').collect();
         if let Some(i) = find(&words, &from) {
             words.splice(i..i + from.len(), f.base.split('-').map(str::to_string));
