@@ -133,8 +133,14 @@ pub fn human(plan: &Plan) -> String {
                 human_bytes(v.gpu_memory_bytes),
             );
             let budget = match (&r.training, engine(r.serve.engine)) {
-                (None, Some(f)) => format!("{} budgets", f.name),
-                _ => "The job may use".to_string(),
+                (None, Some(f)) if f.budget == crate::fit::engine::Budget::Free => format!(
+                    "{} gives the KV cache {:.2} of what weights and activations leave free; \
+                     with them it may use",
+                    f.name,
+                    plan.utilization()
+                ),
+                (None, Some(f)) => format!("{} budgets {:.2} of it", f.name, plan.utilization()),
+                _ => format!("The job may use {:.2} of it", plan.utilization()),
             };
             let spare = |have: u64, need: u64| {
                 if have >= need {
@@ -145,8 +151,7 @@ pub fn human(plan: &Plan) -> String {
             };
             let _ = writeln!(
                 out,
-                "{budget} {:.2} of it: {} per GPU; it needs {} ({})",
-                plan.utilization(),
+                "{budget}: {} per GPU; it needs {} ({})",
                 gib(v.usable_bytes),
                 gib(v.need_bytes),
                 spare(v.usable_bytes, v.need_bytes)
