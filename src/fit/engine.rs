@@ -5,8 +5,10 @@
 //! largest batch of tokens, then gives what is left of its budget to the KV cache. It
 //! refuses to start when one sequence of the longest context does not fit. Engines differ
 //! in what the budget is a share of:
-//! - vLLM, TGI and NIM: of the device total; weights, the activation peak, the memory
-//!   outside PyTorch and the KV cache are inside it, the CUDA context and graphs outside;
+//! - vLLM and NIM: of the device total; weights, the activation peak, the memory outside
+//!   PyTorch and the KV cache are inside it, the CUDA context and graphs outside;
+//! - TGI: of the device total too, but it sizes the KV cache from what is free after
+//!   warm-up, so the CUDA context counts inside;
 //! - SGLang: of the device total, for weights and the KV cache only; activations, graphs and
 //!   the context live in the rest;
 //! - TensorRT-LLM: of the memory still free once weights and activations are allocated.
