@@ -136,10 +136,29 @@ pub struct BandFacts {
     pub source: String,
 }
 
+/// A value of `engines.toml` with its source.
+#[derive(Deserialize)]
+struct Sourced<T> {
+    #[serde(flatten)]
+    value: T,
+    #[allow(dead_code)]
+    source: String,
+}
+
+#[derive(Deserialize)]
+struct Bytes {
+    bytes: u64,
+}
+
+#[derive(Deserialize)]
+struct Bits {
+    bits: f64,
+}
+
 #[derive(Deserialize)]
 struct Facts {
-    cuda_context: super::Sourced<super::Bytes>,
-    quant: HashMap<String, super::Sourced<super::Bits>>,
+    cuda_context: Sourced<Bytes>,
+    quant: HashMap<String, Sourced<Bits>>,
     serving: HashMap<String, EngineFacts>,
     activation: ActivationFacts,
     band: BandFacts,

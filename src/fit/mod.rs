@@ -87,24 +87,6 @@ pub enum Quant {
     Nvfp4,
 }
 
-#[derive(Deserialize)]
-struct Sourced<T> {
-    #[serde(flatten)]
-    value: T,
-    #[allow(dead_code)]
-    source: String,
-}
-
-#[derive(Deserialize)]
-struct Bytes {
-    bytes: u64,
-}
-
-#[derive(Deserialize)]
-struct Bits {
-    bits: f64,
-}
-
 /// CUDA context and library workspaces on each GPU (§3.1).
 pub fn cuda_context_bytes() -> f64 {
     engine::cuda_context()

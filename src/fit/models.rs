@@ -348,6 +348,17 @@ pub fn resolve(name: &str) -> Option<Resolved> {
     })
 }
 
+/// The 16-bit parts a resolved name's checkpoint keeps (`kept`), as they count when the
+/// model is served at `precision`: only at the precision the name states (an `-FP8`
+/// checkpoint requantized to int4 keeps nothing of them).
+pub fn kept_at(named: Option<(Precision, Quant)>, kept: f64, precision: Precision) -> f64 {
+    if named.is_none_or(|(p, _)| p == precision) {
+        kept
+    } else {
+        0.0
+    }
+}
+
 /// Parameters beyond the embeddings that a published quantized checkpoint of this name
 /// keeps in 16-bit (`[[checkpoint]]` rows), at the precision it is served in.
 pub fn kept_16bit(name: &str, spec: &ModelSpec, precision: Option<Precision>) -> f64 {

@@ -1,7 +1,7 @@
 //! From what a user asks (`gpulint fit` flags) to estimates on catalog GPUs.
 
 use super::engine::{EngineKind, Serve};
-use super::models::{parse_count, resolve};
+use super::models::{kept_at, parse_count, resolve};
 use super::{
     Accounting, Attention, Estimate, Method, Optimizer, Precision, Quant, Recompute, Request,
     Training, Verdict, estimate, verdict,
@@ -209,12 +209,7 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
     if let Some(u) = q.utilization.filter(|u| !(*u > 0.0 && *u <= 1.0)) {
         return Err(format!("--gpu-memory-utilization {u}: must be in (0, 1]"));
     }
-    // The named checkpoint's 16-bit parts count only at the precision it was published in.
-    let kept = if precision == named_precision.map_or(precision, |n| n.0) {
-        kept
-    } else {
-        0.0
-    };
+    let kept = kept_at(named_precision, kept, precision);
     let mut notes = Vec::new();
     if training.is_none() && tp * pp < gpus {
         notes.push(format!(
@@ -268,23 +263,25 @@ pub struct Fix {
 }
 
 /// The cheapest change that makes inference request `r` fit GPUs like `gpu`, trying in
-/// order what costs nothing (a shorter context, when the KV cache is what does not fit),
-/// then a smaller precision, then more GPUs of the same kind (up to 8 in one machine),
-/// then a larger GPU from the catalog.
+/// order what costs nothing (a lower memory share, when the CUDA context and graphs are
+/// what runs short; a shorter context), then a smaller precision, then more GPUs of the
+/// same kind (up to 8 in one machine), then a larger GPU from the catalog.
 pub fn cheapest_fix(r: &Request, gpu: &'static Gpu) -> Option<Fix> {
     let fits = |r: &Request, g: &Gpu| {
         let v = verdict(&estimate(r, Some(g)), r, g);
         (v.verdict == super::Fit::Fits).then_some(v)
     };
+    // The request with one thing changed.
+    let with = |change: &dyn Fn(&mut Request)| {
+        let mut variant = r.clone();
+        change(&mut variant);
+        variant
+    };
     // A budget that leaves the CUDA context and graphs their room: the highest share, in
     // steps of 0.01 down to 0.8, that fits.
     if r.training.is_none() {
         let u = r.utilization();
-        let at = |share: f64| {
-            let mut lower = r.clone();
-            lower.serve.utilization = Some(share);
-            lower
-        };
+        let at = |share: f64| with(&|v| v.serve.utilization = Some(share));
         let step = (1..=20)
             .map(|i| ((u * 100.0).floor() - f64::from(i)) / 100.0)
             .take_while(|share| *share >= 0.8)
@@ -298,11 +295,7 @@ pub fn cheapest_fix(r: &Request, gpu: &'static Gpu) -> Option<Fix> {
     }
     // The longest context, in steps of 1024 tokens from 2048, that fits.
     if let Some(c) = r.context.filter(|c| *c > 2048) {
-        let at = |c: u64| {
-            let mut shorter = r.clone();
-            shorter.context = Some(c);
-            shorter
-        };
+        let at = |c: u64| with(&|v| v.context = Some(c));
         if fits(&at(2048), gpu).is_some() {
             let (mut lo, mut hi) = (2, c / 1024);
             while lo < hi {
@@ -337,10 +330,11 @@ pub fn cheapest_fix(r: &Request, gpu: &'static Gpu) -> Option<Fix> {
         Precision::Int4 => None,
     };
     if let Some((p, q, words)) = smaller {
-        let mut quantized = r.clone();
-        quantized.precision = p;
-        quantized.quant = q;
-        quantized.kept_16bit = 0.0;
+        let quantized = with(&|v| {
+            v.precision = p;
+            v.quant = q;
+            v.kept_16bit = 0.0;
+        });
         if let Some(v) = fits(&quantized, gpu) {
             return Some(Fix {
                 change: words.to_string(),
@@ -351,9 +345,10 @@ pub fn cheapest_fix(r: &Request, gpu: &'static Gpu) -> Option<Fix> {
     let mut n = r.tp.max(1).next_power_of_two();
     while n < 8 {
         n *= 2;
-        let mut wider = r.clone();
-        wider.tp = n;
-        wider.gpus = n * r.pp.max(1);
+        let wider = with(&|v| {
+            v.tp = n;
+            v.gpus = n * r.pp.max(1);
+        });
         if let Some(v) = fits(&wider, gpu) {
             return Some(Fix {
                 change: format!("{} GPUs with `--tensor-parallel-size {n}`", wider.gpus),

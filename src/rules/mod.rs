@@ -446,12 +446,7 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
         max_num_seqs: b.max_num_seqs.as_ref().map(|(n, _)| *n),
         enforce_eager: b.enforce_eager.is_some(),
     };
-    // The named checkpoint's 16-bit parts count only at the precision it was published in.
-    let kept = if named.is_none_or(|n| n.0 == precision) {
-        kept
-    } else {
-        0.0
-    };
+    let kept = crate::fit::models::kept_at(named, kept, precision);
     Some(Served {
         label,
         request: crate::fit::Request {
