@@ -122,7 +122,8 @@ pub fn human(plan: &Plan) -> String {
                 "as CUDA reports it".to_string()
             } else {
                 format!(
-                    "not measured: {:.0} % of the vendor figure, the least any measured GPU shows",
+                    "not measured: {:.0} % of the smaller of the vendor and cloud API figures, the \
+                     least any measured GPU shows",
                     t.gpu.unmeasured_share * 100.0
                 )
             };
@@ -162,8 +163,9 @@ pub fn human(plan: &Plan) -> String {
                     out,
                     "Outside the budget: {} per GPU ({}) in the {} it leaves ({})",
                     gib(e.outside_bytes),
-                    match (e.peak, r.serve.engine) {
-                        (_, crate::fit::engine::EngineKind::Sglang) => {
+                    match (e.peak, engine(r.serve.engine).map(|f| f.budget)) {
+                        // A static budget holds weights and KV cache only (SGLang).
+                        (_, Some(crate::fit::engine::Budget::Static)) => {
                             "CUDA context, graphs and activations"
                         }
                         (Some(p), _) if p.cuda_graphs => "CUDA context and graphs",
