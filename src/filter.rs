@@ -1,10 +1,9 @@
 //! Filtering findings: which rules run, which files report, and in what order.
 
 use crate::finding::{Category, Finding};
-use crate::parse::Parsed;
 use crate::rules::{RULES, RuleEntry, report_unused_suppressions};
 use crate::source::SourceDb;
-use crate::suppress::{self, Directive};
+use crate::suppress::Directive;
 
 /// Rules selected by `--select` and `--ignore`, each a rule id or a category name.
 /// `parse-error` and `limit-exceeded` always run. An unknown name is an error, so a typo cannot silently
@@ -36,17 +35,11 @@ pub fn select_rules(
 /// suppressions that hid nothing, and sorts by file, position and rule.
 pub fn finish(
     db: &SourceDb,
-    parsed: &[Parsed],
+    mut directives: Vec<Directive>,
     selected: &[&'static RuleEntry],
     mut findings: Vec<Finding>,
 ) -> Vec<Finding> {
     findings.retain(|f| db.get(f.primary.file).requested);
-    let mut directives: Vec<Directive> = db
-        .iter()
-        .zip(parsed)
-        .filter(|((_, file), _)| file.requested)
-        .flat_map(|((id, file), p)| suppress::directives(id, file, p))
-        .collect();
     let hidden = |f: &Finding, directives: &mut [Directive]| {
         let at = f.primary.span.as_ref().map_or(0, |s| s.start);
         // Every directive that covers it counts as used, so none of them is reported stale.

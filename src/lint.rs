@@ -12,6 +12,7 @@ use crate::limits::Limits;
 use crate::model::Inventory;
 use crate::parse::{self, Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb, SourceFile};
+use crate::suppress::{self, Directive};
 use crate::{filter, lower, rules};
 
 #[derive(Clone, Debug, Default)]
@@ -71,13 +72,27 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     let selected = filter::select_rules(select, &ignore)?;
     let (
         Read {
-            db, parsed, notes, ..
+            db,
+            parsed,
+            directives,
+            notes,
+            ..
         },
         model,
     ) = read_and_lower(opts, stdin)?;
     let mut found = rules::run(&model, &selected, config);
     rules::add_related(&model, &db, &mut found);
-    let mut findings = filter::finish(&db, &parsed, &selected, found);
+    // YAML's suppressions were read with its tree; the rest are read now.
+    let directives = db
+        .iter()
+        .zip(&parsed)
+        .zip(directives)
+        .filter(|(((_, file), _), _)| file.requested)
+        .flat_map(|(((id, file), p), early)| {
+            early.unwrap_or_else(|| suppress::directives(id, file, p))
+        })
+        .collect();
+    let mut findings = filter::finish(&db, directives, &selected, found);
     // A configured severity is the user's word, over the rule's own escalations too.
     for f in &mut findings {
         if let Some(&severity) = config.severity.get(f.rule) {
@@ -122,8 +137,14 @@ pub fn inspect(opts: &Options, stdin: impl std::io::Read) -> Result<Inspection, 
 
 /// [`read`], then lowering into the model that [`lint`] checks and [`inspect`] shows.
 fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, Inventory), String> {
-    let read = read(opts, stdin)?;
-    let model = lower::lower_with(&read.db, &read.parsed, &read.var_files, &opts.config.limits);
+    let mut read = read(opts, stdin)?;
+    let model = lower::lower_with(
+        &read.db,
+        &read.parsed,
+        std::mem::take(&mut read.lowered),
+        &read.var_files,
+        &opts.config.limits,
+    );
     Ok((read, model))
 }
 
@@ -146,8 +167,14 @@ const BACKGROUND_DROP: usize = 64;
 #[derive(Debug)]
 pub struct Read {
     pub db: SourceDb,
-    /// One per file of `db`, in its order.
+    /// One per file of `db`, in its order. A YAML file's tree is gone: it was lowered
+    /// into `lowered` as it was read.
     pub parsed: Vec<Parsed>,
+    /// One per file of `db`: what a YAML file lowered to as it was read.
+    pub lowered: Vec<Option<Box<Inventory>>>,
+    /// One per file of `db`: a YAML file's suppressions, read while its tree was held
+    /// (`None` for the other files, whose trees are still in `parsed`).
+    pub directives: Vec<Option<Vec<Directive>>>,
     /// The `--var-file`s, which are also in `db`.
     pub var_files: Vec<FileId>,
     /// Things skipped on the way, for stderr.
@@ -216,61 +243,68 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         var_files.push(FileId(u32::try_from(index).expect("few files")));
     }
 
-    let loaded = load_all(inputs, cap, &config.limits);
-    let mut db = SourceDb::default();
-    let mut parsed = Vec::with_capacity(loaded.len());
-    for (file, p) in loaded {
-        db.add(file);
-        parsed.push(p);
+    let loaded = load_all(inputs, 0, cap, &config.limits);
+    let mut run = Read {
+        db: SourceDb::default(),
+        parsed: Vec::with_capacity(loaded.len()),
+        lowered: Vec::with_capacity(loaded.len()),
+        directives: Vec::with_capacity(loaded.len()),
+        var_files,
+        notes: found.notes,
+    };
+    let mut templates = Vec::new();
+    for l in loaded {
+        run.add(l, &mut templates);
     }
-    let mut notes = found.notes;
     let modules = Modules {
         cwd: cwd.as_deref(),
         cap,
         limits: &config.limits,
         follow,
     };
-    notes.extend(load_local_modules(
-        &mut db,
-        &mut parsed,
-        &mut seen,
-        &modules,
-    ));
-    notes.extend(skip_templates(&db, &mut parsed));
-    notes.extend(unapplied_tfvars(&db, &var_files));
-    Ok(Read {
-        db,
-        parsed,
-        var_files,
-        notes,
-    })
+    let local = load_local_modules(&mut run, &mut seen, &modules);
+    run.notes.extend(local);
+    run.notes.extend(templates_note(&templates));
+    run.notes.extend(unapplied_tfvars(&run.db, &run.var_files));
+    Ok(run)
 }
 
-/// YAML that does not parse because it is a template (Go or Helm `{{ … }}`, Terraform
-/// `templatefile` `${ … }`) is not a broken file: it is skipped with one note for all.
-fn skip_templates(db: &SourceDb, parsed: &mut [Parsed]) -> Option<String> {
-    let mut skipped = Vec::new();
-    for (id, file) in db.iter() {
-        let p = &mut parsed[id.0 as usize];
-        let Some(e) = &p.error else { continue };
-        if file.kind != FileKind::Yaml {
-            continue;
+impl Read {
+    /// Adds a file as `FileId(self.db.len())`, the id it was loaded as.
+    fn add(&mut self, l: Loaded, templates: &mut Vec<String>) -> FileId {
+        if l.template {
+            templates.push(l.file.name.clone());
         }
-        let line = file.line_index(e.offset);
-        let text = &file.text[file.line_start(line)..file.line_end(line)];
-        let templated = |t: &str| t.contains("{{") || t.contains("${") || t.contains("%{");
-        let opens_a_line = || {
-            file.text.lines().any(|l| {
-                ["{{", "${", "%{"]
-                    .iter()
-                    .any(|m| l.trim_start().starts_with(m))
-            })
-        };
-        if templated(text) || opens_a_line() {
-            *p = Parsed::skipped();
-            skipped.push(file.name.clone());
-        }
+        self.parsed.push(l.parsed);
+        self.lowered.push(l.lowered);
+        self.directives.push(l.directives);
+        self.db.add(l.file)
     }
+}
+
+/// Whether YAML that did not parse is a template (Go or Helm `{{ … }}`, Terraform
+/// `templatefile` `${ … }`) rather than a broken file: it is then skipped, with one note
+/// for all.
+fn is_template(file: &SourceFile, p: &Parsed) -> bool {
+    let Some(e) = &p.error else { return false };
+    if file.kind != FileKind::Yaml || p.unread {
+        return false;
+    }
+    let line = file.line_index(e.offset);
+    let text = &file.text[file.line_start(line)..file.line_end(line)];
+    let templated = |t: &str| t.contains("{{") || t.contains("${") || t.contains("%{");
+    let opens_a_line = || {
+        file.text.lines().any(|l| {
+            ["{{", "${", "%{"]
+                .iter()
+                .any(|m| l.trim_start().starts_with(m))
+        })
+    };
+    templated(text) || opens_a_line()
+}
+
+/// The note for the YAML templates a run skipped.
+fn templates_note(skipped: &[String]) -> Option<String> {
     let (first, rest) = skipped.split_first()?;
     let more = match rest.len() {
         0 => String::new(),
@@ -295,20 +329,19 @@ struct Modules<'a> {
 /// and findings in them count when the calling file was asked about. Returns a note for
 /// links in module folders that lead outside them, which are not read unless `follow`.
 fn load_local_modules(
-    db: &mut SourceDb,
-    parsed: &mut Vec<Parsed>,
+    run: &mut Read,
     seen: &mut crate::discover::Seen,
     how: &Modules,
 ) -> Option<String> {
     let mut external = crate::discover::External::default();
-    let mut frontier: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
+    let mut frontier: Vec<FileId> = run.db.iter().map(|(id, _)| id).collect();
     // Each round reads the modules the last one called: as deep as lowering follows.
     for _ in 0..how.limits.count(crate::limits::Limit::ModuleDepth) {
         let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
         for id in frontier {
-            let file = db.get(id);
+            let file = run.db.get(id);
             let (FileKind::Terraform, Syntax::Hcl(body), Some(path)) =
-                (file.kind, &parsed[id.0 as usize].syntax, &file.path)
+                (file.kind, &run.parsed[id.0 as usize].syntax, &file.path)
             else {
                 continue;
             };
@@ -328,7 +361,7 @@ fn load_local_modules(
                         path: Some(p),
                         requested: file.requested,
                     };
-                    let index = db.len() + wanted.len();
+                    let index = run.db.len() + wanted.len();
                     if seen.add(&mut input, index, how.cwd).is_none() {
                         wanted.push((input, None));
                     }
@@ -338,41 +371,107 @@ fn load_local_modules(
         if wanted.is_empty() {
             break;
         }
-        let loaded = load_all(wanted, how.cap, how.limits);
-        frontier = Vec::new();
-        for (file, p) in loaded {
-            frontier.push(db.add(file));
-            parsed.push(p);
-        }
+        let loaded = load_all(wanted, run.db.len(), how.cap, how.limits);
+        // Modules are Terraform: no template among them.
+        let mut templates = Vec::new();
+        frontier = loaded
+            .into_iter()
+            .map(|l| run.add(l, &mut templates))
+            .collect();
     }
     external.0.sort();
     external.0.dedup();
     external.note()
 }
 
-/// Loads files in parallel on the pool. A single file (pre-commit's usual call, a pipe)
-/// loads on the calling thread: handing it to a worker and back costs more than parsing it.
+/// Loads files in parallel on the pool, the first as `FileId(first)`. A single file
+/// (pre-commit's usual call, a pipe) loads on the calling thread: handing it to a worker
+/// and back costs more than parsing it.
 fn load_all(
     inputs: Vec<(Input, Option<Vec<u8>>)>,
+    first: usize,
     cap: u64,
     limits: &Limits,
-) -> Vec<(SourceFile, Parsed)> {
+) -> Vec<Loaded> {
+    let id = |i: usize| FileId(u32::try_from(first + i).expect("fewer than 2³² files"));
     if inputs.len() == 1 {
         return inputs
             .into_iter()
-            .map(|(i, b)| load(i, b, cap, limits))
+            .enumerate()
+            .map(|(i, (input, b))| load(id(i), input, b, cap, limits))
             .collect();
     }
     pool().install(|| {
         inputs
             .into_par_iter()
-            .map(|(i, b)| load(i, b, cap, limits))
+            .enumerate()
+            .map(|(i, (input, b))| load(id(i), input, b, cap, limits))
             .collect()
     })
 }
 
-/// Reads, decodes and parses one file. Never fails: problems become syntax errors.
-fn load(input: Input, bytes: Option<Vec<u8>>, cap: u64, limits: &Limits) -> (SourceFile, Parsed) {
+/// A file as the run holds it once read.
+struct Loaded {
+    file: SourceFile,
+    parsed: Parsed,
+    /// A YAML file's objects: it is lowered on the thread that parsed it and its tree
+    /// dropped there, so a run holds one YAML tree per thread, not one per file.
+    lowered: Option<Box<Inventory>>,
+    /// A YAML file's suppressions, read while its tree was held.
+    directives: Option<Vec<Directive>>,
+    /// A YAML template, skipped.
+    template: bool,
+}
+
+/// Reads, decodes and parses one file, and lowers it when it is YAML. Never fails:
+/// problems become syntax errors.
+fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, cap: u64, limits: &Limits) -> Loaded {
+    let (mut file, mut parsed) = read_one(input, bytes, cap, limits);
+    let template = is_template(&file, &parsed);
+    if template {
+        parsed = Parsed::skipped();
+    }
+    let Syntax::Yaml(docs) = &parsed.syntax else {
+        return Loaded {
+            file,
+            parsed,
+            lowered: None,
+            directives: None,
+            template,
+        };
+    };
+    let lowered = lower::lower_yaml(id, &file, docs);
+    let directives = if file.requested {
+        suppress::directives(id, &file, &parsed)
+    } else {
+        Vec::new()
+    };
+    parsed.syntax = Syntax::None;
+    // A file that holds nothing gpulint checks, nothing broken and no suppression can
+    // carry no finding: its text is not kept.
+    if lowered.is_empty()
+        && directives.is_empty()
+        && parsed.error.is_none()
+        && parsed.limits.is_empty()
+    {
+        file.release();
+    }
+    Loaded {
+        file,
+        parsed,
+        lowered: Some(Box::new(lowered)),
+        directives: Some(directives),
+        template,
+    }
+}
+
+/// Reads, decodes and parses one file.
+fn read_one(
+    input: Input,
+    bytes: Option<Vec<u8>>,
+    cap: u64,
+    limits: &Limits,
+) -> (SourceFile, Parsed) {
     let read = match (bytes, &input.path) {
         // Stdin stops being read one byte over the cap: its size is not known.
         (Some(b), _) if b.len() as u64 > cap => Err(crate::bounded::too_large(None, cap)),

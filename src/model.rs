@@ -200,6 +200,24 @@ pub enum Dialect {
 }
 
 impl Inventory {
+    /// Moves `other`'s objects after this one's, as if lowered here.
+    pub fn append(&mut self, mut other: Inventory) {
+        self.capacity.append(&mut other.capacity);
+        self.workloads.append(&mut other.workloads);
+        self.syntax_errors.append(&mut other.syntax_errors);
+        self.limits.append(&mut other.limits);
+        self.origins.append(&mut other.origins);
+    }
+
+    /// Whether lowering found nothing at all.
+    pub fn is_empty(&self) -> bool {
+        self.capacity.is_empty()
+            && self.workloads.is_empty()
+            && self.syntax_errors.is_empty()
+            && self.limits.is_empty()
+            && self.origins.is_empty()
+    }
+
     /// The capacity a pod can land on.
     pub fn landing<'a>(&'a self, pod: &'a PodShape) -> impl Iterator<Item = &'a Capacity> {
         pod.landing.iter().map(|&i| &self.capacity[i])

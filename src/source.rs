@@ -115,6 +115,15 @@ impl SourceFile {
         }
     }
 
+    /// Lets go of the text and its line index, for a file that can carry no finding: a
+    /// YAML file with nothing gpulint checks in it (a CRD, a ConfigMap). Its name stays.
+    pub fn release(&mut self) {
+        self.text = Arc::from("");
+        self.line_starts = vec![0];
+        self.ascii = true;
+        self.checkpoints = Vec::new();
+    }
+
     /// Chars before byte `byte` (a char boundary).
     fn chars_before(&self, byte: usize) -> usize {
         if self.ascii {

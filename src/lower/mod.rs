@@ -235,13 +235,16 @@ fn lower_module(
 /// Lowers every parsed file. `parsed[i]` belongs to `FileId(i)`; `var_files` are the
 /// `--var-file`s, applied after each module's own tfvars.
 pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventory {
-    lower_with(db, parsed, var_files, &Limits::default())
+    lower_with(db, parsed, Vec::new(), var_files, &Limits::default())
 }
 
-/// [`lower`], within `limits`.
+/// [`lower`], within `limits`. `early[i]`, where given, is what `FileId(i)` lowered to
+/// when it was read (a YAML file, whose tree was then dropped: [`lower_yaml`]); it takes
+/// the place of that file's own lowering, in the same order.
 pub fn lower_with(
     db: &SourceDb,
     parsed: &[Parsed],
+    mut early: Vec<Option<Box<Inventory>>>,
     var_files: &[FileId],
     limits: &Limits,
 ) -> Inventory {
@@ -273,6 +276,9 @@ pub fn lower_with(
                 value: limits.get(hit.limit),
                 unchecked: hit.unchecked.clone(),
             });
+        }
+        if let Some(lowered) = early.get_mut(id.0 as usize).and_then(Option::take) {
+            inv.append(*lowered);
         }
         match (file.kind, &p.syntax) {
             (FileKind::Yaml, Syntax::Yaml(docs)) => kubernetes::lower(id, file, docs, &mut inv),
@@ -407,6 +413,18 @@ pub fn lower_with(
     inv.origins = eval::take_instances();
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
+    inv
+}
+
+/// What one YAML file lowers to on its own: its workloads and capacity. The run lowers
+/// each YAML file as it is read, so that its tree can be dropped before the next is held.
+pub fn lower_yaml(
+    id: FileId,
+    file: &crate::source::SourceFile,
+    docs: &[crate::parse::yaml::YamlDoc],
+) -> Inventory {
+    let mut inv = Inventory::default();
+    kubernetes::lower(id, file, docs, &mut inv);
     inv
 }
 
