@@ -58,9 +58,11 @@ fn a_document_over_the_node_limit_is_a_limit_hit_and_the_pod_after_it_is_linted(
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, ".gpulint.toml", "[limits]\nyaml_nodes = 1000\n");
-    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  props:\n".to_string()
-        + &repeat(1000, |i| format!("    p{i}:\n      type: string\n"));
-    write(d, "crds.yaml", format!("{crd}---\n{POD}"));
+    let custom = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: x\nspec:\n  props:\n"
+        .to_string() + &repeat(1000, |i| {
+        format!("    p{i}:\n      type: string\n")
+    });
+    write(d, "crds.yaml", format!("{custom}---\n{POD}"));
     let found = check(d);
     assert_eq!(
         rules(&found),
@@ -77,6 +79,29 @@ fn a_document_over_the_node_limit_is_a_limit_hit_and_the_pod_after_it_is_linted(
     );
     assert!(found[0].3.contains("starts on line 1"), "{found:?}");
     assert!(!found[0].3.contains("alias bomb"));
+}
+
+/// A CRD is read for its syntax only: no tree is built past its `kind`, so it spends no
+/// node budget, and a syntax error in it is still reported.
+#[test]
+fn a_crd_over_the_node_limit_is_not_built_but_its_syntax_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, ".gpulint.toml", "[limits]\nyaml_nodes = 1000\n");
+    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  props:\n".to_string()
+        + &repeat(1000, |i| format!("    p{i}:\n      type: string\n"));
+    write(d, "crds.yaml", format!("{crd}---\n{POD}"));
+    write(d, "broken.yaml", format!("{crd}    bad: [1, 2\n"));
+    let found = check(d);
+    assert_eq!(
+        rules(&found),
+        [
+            ("missing-checkpoint-volume", "crds.yaml"),
+            ("missing-shm", "crds.yaml"),
+            ("parse-error", "broken.yaml"),
+        ],
+        "{found:?}"
+    );
 }
 
 #[test]

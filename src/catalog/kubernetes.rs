@@ -76,6 +76,15 @@ struct File {
     resource: Vec<ResourceRow>,
     eksctl: Eksctl,
     chart_values: ChartValues,
+    unread: Unread,
+}
+
+/// Kinds whose documents hold nothing gpulint checks.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Unread {
+    pub kinds: Vec<String>,
+    pub source: String,
 }
 
 /// Where a chart's values hold whole manifests that it renders as written.
@@ -119,6 +128,8 @@ pub struct Vocabulary {
     pub resources: Vec<ResourceRow>,
     pub eksctl: Eksctl,
     pub chart_values: ChartValues,
+    /// Kinds whose YAML documents are checked for syntax only (no tree is built).
+    pub unread_kinds: Vec<String>,
 }
 
 impl Vocabulary {
@@ -158,6 +169,7 @@ impl Vocabulary {
             resources: f.resource,
             eksctl: f.eksctl,
             chart_values: f.chart_values,
+            unread_kinds: f.unread.kinds,
         })
     }
 

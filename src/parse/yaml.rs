@@ -186,6 +186,18 @@ enum Frame {
     },
 }
 
+/// What becomes of the current document's events.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Doc {
+    /// They build its tree.
+    Built,
+    /// It hit a limit: they are dropped.
+    Cut,
+    /// It is of an unread kind: they are dropped and, at its end, its top mapping as far
+    /// as its `kind` becomes the document.
+    Unread,
+}
+
 struct Loader<'a> {
     file: &'a SourceFile,
     stack: Vec<Frame>,
@@ -204,8 +216,14 @@ struct Loader<'a> {
     max_alias_nodes: usize,
     /// Where the current document starts, to name it in a limit hit.
     doc_start: usize,
-    /// The current document hit a limit: its remaining events are dropped.
-    skipping: bool,
+    /// What becomes of the current document's events.
+    doc: Doc,
+    /// Kinds whose documents are read for their syntax only; empty when every document
+    /// is built whole.
+    unread_kinds: &'a [String],
+    /// An anchor was dropped with an unread document: an alias to it in a later document
+    /// needs the file read whole.
+    dropped_anchor: bool,
     docs: Vec<YamlDoc>,
     limits: Vec<LimitHit>,
 }
@@ -450,6 +468,41 @@ fn may_hold_alias(text: &str) -> bool {
 }
 
 fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
+    // A suppression in an unread document is still reported when it hides nothing: such
+    // a file is read whole.
+    let unread_kinds = if file.text.contains("gpulint") {
+        &[]
+    } else {
+        crate::catalog::catalog().kubernetes.unread_kinds.as_slice()
+    };
+    let stream = parse_kinds(file, limits, unread_kinds);
+    if stream.dropped_anchor
+        && stream
+            .error
+            .as_ref()
+            .is_some_and(|e| e.message == UNKNOWN_ANCHOR)
+    {
+        return parse_kinds(file, limits, &[]).stream;
+    }
+    stream.stream
+}
+
+const UNKNOWN_ANCHOR: &str = "alias to an unknown anchor";
+
+/// A stream, and whether an unread document dropped an anchor.
+struct Kinds {
+    stream: YamlStream,
+    dropped_anchor: bool,
+}
+
+impl std::ops::Deref for Kinds {
+    type Target = YamlStream;
+    fn deref(&self) -> &YamlStream {
+        &self.stream
+    }
+}
+
+fn parse_kinds(file: &SourceFile, limits: &Limits, unread_kinds: &[String]) -> Kinds {
     let mut loader = Loader {
         file,
         stack: Vec::new(),
@@ -460,7 +513,9 @@ fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
         alias_nodes: 0,
         max_alias_nodes: limits.count(Limit::YamlAliasNodes),
         doc_start: 0,
-        skipping: false,
+        doc: Doc::Built,
+        unread_kinds,
+        dropped_anchor: false,
         docs: Vec::new(),
         limits: Vec::new(),
     };
@@ -477,10 +532,13 @@ fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
         }
     };
     // A document cut short by an error is incomplete: drop it, keep the ones before it.
-    YamlStream {
-        docs: loader.docs,
-        error,
-        limits: loader.limits,
+    Kinds {
+        stream: YamlStream {
+            docs: loader.docs,
+            error,
+            limits: loader.limits,
+        },
+        dropped_anchor: loader.dropped_anchor,
     }
 }
 
@@ -540,7 +598,7 @@ impl Loader<'_> {
             ),
         });
         self.stack.clear();
-        self.skipping = true;
+        self.doc = Doc::Cut;
     }
 
     fn on_event(
@@ -553,10 +611,24 @@ impl Loader<'_> {
             // The node budget is per document. Anchors are kept: saphyr (and this
             // project's fixtures) let a later document use an earlier one's anchor.
             self.nodes = 0;
-            self.skipping = false;
+            self.doc = Doc::Built;
             self.doc_start = self.byte(start);
         }
-        if self.skipping {
+        if self.doc == Doc::Unread {
+            match event {
+                Event::DocumentEnd => self.end_unread(start),
+                Event::Scalar(_, _, anchor, _)
+                | Event::SequenceStart(anchor, _)
+                | Event::MappingStart(anchor, _)
+                    if anchor > 0 =>
+                {
+                    self.dropped_anchor = true;
+                }
+                _ => {}
+            }
+            return Ok(());
+        }
+        if self.doc == Doc::Cut {
             return Ok(());
         }
         match event {
@@ -578,7 +650,7 @@ impl Loader<'_> {
             }
             Event::Alias(id) => {
                 let Some(&(_, size)) = self.anchors.get(&id) else {
-                    return Err(self.error(start, "alias to an unknown anchor"));
+                    return Err(self.error(start, UNKNOWN_ANCHOR));
                 };
                 if !self.count_copies(size, start) || !self.count(size, start) {
                     return Ok(());
@@ -661,6 +733,22 @@ impl Loader<'_> {
         Ok(())
     }
 
+    /// Ends a document of an unread kind at `end`: its top mapping, as far as its `kind`,
+    /// is the document, so that it still names its kind and spans its lines.
+    fn end_unread(&mut self, end: Marker) {
+        self.doc = Doc::Built;
+        if let Some(Frame::Map { start, entries, .. }) = self.stack.pop() {
+            let end = self.trimmed_end(self.byte(end)).max(start);
+            self.docs.push(YamlDoc {
+                root: YamlNode {
+                    span: start..end,
+                    value: YamlValue::Map(entries),
+                },
+            });
+        }
+        self.stack.clear();
+    }
+
     /// Block collections end at the next token; pull the end back over trailing blanks.
     fn trimmed_end(&self, end: usize) -> usize {
         let text = self.file.text.as_bytes();
@@ -674,6 +762,14 @@ impl Loader<'_> {
     fn finish(&mut self, node: YamlNode, anchor: usize, size: usize) {
         if anchor > 0 && self.keep_anchors {
             self.anchors.insert(anchor, (node.clone(), size.max(1)));
+        }
+        if let [Frame::Map { key: Some(k), .. }] = self.stack.as_slice()
+            && k.as_str() == Some("kind")
+            && node
+                .as_str()
+                .is_some_and(|kind| self.unread_kinds.iter().any(|u| u == kind))
+        {
+            self.doc = Doc::Unread;
         }
         match self.stack.last_mut() {
             None => {
@@ -805,6 +901,50 @@ mod tests {
         assert_eq!(s.docs.len(), 1);
         let e = s.error.unwrap();
         assert!(f.line_col(e.offset).0 >= 3, "{e:?}");
+    }
+
+    #[test]
+    fn unread_kinds_keep_their_kind_and_span_but_not_their_body() {
+        let src = "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b\n---\nkind: Pod\nspec:\n  x: 1\n";
+        let (f, s) = load(src);
+        assert!(s.error.is_none(), "{:?}", s.error);
+        assert_eq!(s.docs.len(), 2);
+        let config = &s.docs[0].root;
+        assert_eq!(
+            config.get("kind").and_then(YamlNode::as_str),
+            Some("ConfigMap")
+        );
+        assert!(config.get("data").is_none(), "{config:?}");
+        assert_eq!(
+            &f.text[config.span.clone()],
+            "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b"
+        );
+        assert!(s.docs[1].root.path(&["spec", "x"]).is_some());
+    }
+
+    #[test]
+    fn unread_kinds_are_still_checked_for_syntax() {
+        let (f, s) = load("kind: CustomResourceDefinition\nspec:\n  a: [1, 2\n");
+        let e = s.error.expect("a syntax error past `kind`");
+        assert!(f.line_col(e.offset).0 >= 3, "{e:?}");
+    }
+
+    #[test]
+    fn an_anchor_in_an_unread_document_is_still_there_for_an_alias() {
+        let (_, s) = load("kind: ConfigMap\ndata: &d\n  a: b\n---\nkind: Pod\nspec: *d\n");
+        assert!(s.error.is_none(), "{:?}", s.error);
+        let pod = &s.docs[1].root;
+        assert_eq!(
+            pod.path(&["spec", "a"]).and_then(YamlNode::as_str),
+            Some("b")
+        );
+    }
+
+    #[test]
+    fn a_file_that_names_gpulint_is_read_whole() {
+        let (_, s) =
+            load("kind: ConfigMap\nmetadata:\n  annotations:\n    gpulint.dev/ignore: x\n");
+        assert!(s.docs[0].root.path(&["metadata", "annotations"]).is_some());
     }
 
     #[test]
