@@ -27,6 +27,10 @@ pub struct Options {
     pub follow_external_links: bool,
     /// `.gpulint.toml`, loaded by the caller.
     pub config: crate::config::Config,
+    /// Terraform bytes above which the run streams root modules instead of holding every
+    /// tree, and the bytes of each chunk it then holds (default [`lower::CHUNK_BYTES`]);
+    /// the tests set it to check both ways agree.
+    pub stream_above: Option<u64>,
 }
 
 /// The result of a run.
@@ -138,13 +142,37 @@ pub fn inspect(opts: &Options, stdin: impl std::io::Read) -> Result<Inspection, 
 /// [`read`], then lowering into the model that [`lint`] checks and [`inspect`] shows.
 fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, Inventory), String> {
     let mut read = read(opts, stdin)?;
+    let limits = &opts.config.limits;
+    let db = &read.db;
+    let parse = |ids: &[FileId]| -> Vec<Parsed> {
+        let one = |&id: &FileId| parse::parse_with(db.get(id), limits);
+        if ids.len() == 1 {
+            return ids.iter().map(one).collect();
+        }
+        pool().install(|| ids.par_iter().map(one).collect())
+    };
+    // A deferred file's suppressions are read while lowering holds its tree.
+    let mut directives = std::mem::take(&mut read.directives);
+    let mut on_tree = |id: FileId, p: &Parsed| {
+        if db.get(id).requested {
+            directives[id.0 as usize] = Some(suppress::directives(id, db.get(id), p));
+        }
+    };
     let model = lower::lower_with(
-        &read.db,
+        db,
         &read.parsed,
         std::mem::take(&mut read.lowered),
         &read.var_files,
-        &opts.config.limits,
+        limits,
+        &mut lower::Later {
+            parse: &parse,
+            on_tree: &mut on_tree,
+            chunk: opts.stream_above.map_or(lower::CHUNK_BYTES, |b| {
+                usize::try_from(b).unwrap_or(usize::MAX)
+            }),
+        },
     );
+    read.directives = directives;
     Ok((read, model))
 }
 
@@ -243,7 +271,25 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         var_files.push(FileId(u32::try_from(index).expect("few files")));
     }
 
-    let loaded = load_all(inputs, 0, cap, &config.limits);
+    // Terraform is held whole when there is little of it; above that, root modules are
+    // parsed, lowered and dropped a chunk at a time.
+    let terraform: u64 = inputs
+        .iter()
+        .filter(|(i, _)| i.kind == FileKind::Terraform)
+        .map(|(i, b)| match (b, &i.path) {
+            (Some(b), _) => b.len() as u64,
+            (None, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
+            (None, None) => 0,
+        })
+        .sum();
+    let how = Reading {
+        cwd: cwd.as_deref(),
+        cap,
+        limits: &config.limits,
+        follow,
+        defer: terraform > opts.stream_above.unwrap_or(lower::CHUNK_BYTES as u64),
+    };
+    let loaded = load_all(inputs, 0, &how);
     let mut run = Read {
         db: SourceDb::default(),
         parsed: Vec::with_capacity(loaded.len()),
@@ -256,13 +302,7 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     for l in loaded {
         run.add(l, &mut templates);
     }
-    let modules = Modules {
-        cwd: cwd.as_deref(),
-        cap,
-        limits: &config.limits,
-        follow,
-    };
-    let local = load_local_modules(&mut run, &mut seen, &modules);
+    let local = load_local_modules(&mut run, &mut seen, &how);
     run.notes.extend(local);
     run.notes.extend(templates_note(&templates));
     run.notes.extend(unapplied_tfvars(&run.db, &run.var_files));
@@ -316,12 +356,14 @@ fn templates_note(skipped: &[String]) -> Option<String> {
     ))
 }
 
-/// How [`load_local_modules`] reads.
-struct Modules<'a> {
+/// How a run reads its files.
+struct Reading<'a> {
     cwd: Option<&'a std::path::Path>,
     cap: u64,
     limits: &'a Limits,
     follow: bool,
+    /// Terraform `.tf` files are not held as trees ([`parse_held`]).
+    defer: bool,
 }
 
 /// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
@@ -331,7 +373,7 @@ struct Modules<'a> {
 fn load_local_modules(
     run: &mut Read,
     seen: &mut crate::discover::Seen,
-    how: &Modules,
+    how: &Reading,
 ) -> Option<String> {
     let mut external = crate::discover::External::default();
     let mut frontier: Vec<FileId> = run.db.iter().map(|(id, _)| id).collect();
@@ -340,13 +382,12 @@ fn load_local_modules(
         let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
         for id in frontier {
             let file = run.db.get(id);
-            let (FileKind::Terraform, Syntax::Hcl(body), Some(path)) =
-                (file.kind, &run.parsed[id.0 as usize].syntax, &file.path)
-            else {
+            let (FileKind::Terraform, Some(path)) = (file.kind, &file.path) else {
                 continue;
             };
             let dir = path.parent().unwrap_or_else(|| std::path::Path::new(""));
-            for source in lower::module_sources(body).filter(|s| lower::is_local_source(s)) {
+            let sources = lower::sources_of(&run.parsed[id.0 as usize]);
+            for source in sources.into_iter().filter(|s| lower::is_local_source(s)) {
                 let found = crate::discover::module_config_files(&dir.join(source), how.follow);
                 external.0.extend(
                     found
@@ -371,7 +412,7 @@ fn load_local_modules(
         if wanted.is_empty() {
             break;
         }
-        let loaded = load_all(wanted, run.db.len(), how.cap, how.limits);
+        let loaded = load_all(wanted, run.db.len(), how);
         // Modules are Terraform: no template among them.
         let mut templates = Vec::new();
         frontier = loaded
@@ -387,25 +428,20 @@ fn load_local_modules(
 /// Loads files in parallel on the pool, the first as `FileId(first)`. A single file
 /// (pre-commit's usual call, a pipe) loads on the calling thread: handing it to a worker
 /// and back costs more than parsing it.
-fn load_all(
-    inputs: Vec<(Input, Option<Vec<u8>>)>,
-    first: usize,
-    cap: u64,
-    limits: &Limits,
-) -> Vec<Loaded> {
+fn load_all(inputs: Vec<(Input, Option<Vec<u8>>)>, first: usize, how: &Reading) -> Vec<Loaded> {
     let id = |i: usize| FileId(u32::try_from(first + i).expect("fewer than 2³² files"));
     if inputs.len() == 1 {
         return inputs
             .into_iter()
             .enumerate()
-            .map(|(i, (input, b))| load(id(i), input, b, cap, limits))
+            .map(|(i, (input, b))| load(id(i), input, b, how))
             .collect();
     }
     pool().install(|| {
         inputs
             .into_par_iter()
             .enumerate()
-            .map(|(i, (input, b))| load(id(i), input, b, cap, limits))
+            .map(|(i, (input, b))| load(id(i), input, b, how))
             .collect()
     })
 }
@@ -425,8 +461,8 @@ struct Loaded {
 
 /// Reads, decodes and parses one file, and lowers it when it is YAML. Never fails:
 /// problems become syntax errors.
-fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, cap: u64, limits: &Limits) -> Loaded {
-    let (mut file, mut parsed) = read_one(input, bytes, cap, limits);
+fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Loaded {
+    let (mut file, mut parsed) = read_one(input, bytes, how);
     let template = is_template(&file, &parsed);
     if template {
         parsed = Parsed::skipped();
@@ -466,12 +502,8 @@ fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, cap: u64, limits: &Lim
 }
 
 /// Reads, decodes and parses one file.
-fn read_one(
-    input: Input,
-    bytes: Option<Vec<u8>>,
-    cap: u64,
-    limits: &Limits,
-) -> (SourceFile, Parsed) {
+fn read_one(input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> (SourceFile, Parsed) {
+    let cap = how.cap;
     let read = match (bytes, &input.path) {
         // Stdin stops being read one byte over the cap: its size is not known.
         (Some(b), _) if b.len() as u64 > cap => Err(crate::bounded::too_large(None, cap)),
@@ -488,8 +520,39 @@ fn read_one(
         Err(why) => (Arc::from(""), Some(Parsed::unread(why))),
     };
     let file = SourceFile::new(input.name, input.path, input.kind, text, input.requested);
-    let parsed = stopped.unwrap_or_else(|| parse::parse_with(&file, limits));
+    let parsed = stopped.unwrap_or_else(|| {
+        if how.defer {
+            parse_held(&file, how.limits)
+        } else {
+            parse::parse_with(&file, how.limits)
+        }
+    });
     (file, parsed)
+}
+
+/// Parses a file as the run holds it. A Terraform `.tf` file is not held as a tree
+/// ([`Syntax::Deferred`]): lowering parses it when it judges the root module that needs
+/// it and drops the tree after. Only a file that may call a module (it says `module`) is
+/// parsed here, for its calls' sources, which decide the roots; its tree is dropped too.
+fn parse_held(file: &SourceFile, limits: &Limits) -> Parsed {
+    if file.kind != FileKind::Terraform || file.name.to_ascii_lowercase().ends_with(".json") {
+        return parse::parse_with(file, limits);
+    }
+    if !file.text.contains("module") {
+        return Parsed {
+            syntax: Syntax::Deferred(Vec::new()),
+            ..Parsed::skipped()
+        };
+    }
+    let parsed = parse::parse_with(file, limits);
+    let Syntax::Hcl(body) = &parsed.syntax else {
+        return parsed;
+    };
+    let sources = lower::module_sources(body).map(str::to_string).collect();
+    Parsed {
+        syntax: Syntax::Deferred(sources),
+        ..parsed
+    }
 }
 
 /// The largest file read unless `max_file_size` says otherwise. The largest manifests

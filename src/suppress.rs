@@ -81,7 +81,7 @@ pub fn directives(id: FileId, file: &SourceFile, parsed: &Parsed) -> Vec<Directi
                 shape.yaml(&doc.root, id);
             }
         }
-        Syntax::None => {}
+        Syntax::Deferred(_) | Syntax::None => {}
     }
     let mut found = shape.annotations;
     found.extend(comments(id, file, shape.scopes, shape.strings));

@@ -12,7 +12,7 @@ pub mod manifests;
 pub mod registry;
 pub mod terraform;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use hcl_edit::structure::Body;
 
@@ -235,18 +235,56 @@ fn lower_module(
 /// Lowers every parsed file. `parsed[i]` belongs to `FileId(i)`; `var_files` are the
 /// `--var-file`s, applied after each module's own tfvars.
 pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventory {
-    lower_with(db, parsed, Vec::new(), var_files, &Limits::default())
+    lower_with(
+        db,
+        parsed,
+        Vec::new(),
+        var_files,
+        &Limits::default(),
+        &mut Later::none(),
+    )
 }
+
+/// How lowering gets the trees of Terraform files the run did not hold
+/// ([`Syntax::Deferred`]), and tells the caller about them.
+pub struct Later<'a> {
+    /// Parses files, in parallel where it can; one [`Parsed`] per id, in order.
+    pub parse: &'a (dyn Fn(&[FileId]) -> Vec<Parsed> + Sync),
+    /// Called once with each such file as parsed, before its tree is dropped (the run
+    /// reads its suppressions then).
+    pub on_tree: &'a mut dyn FnMut(FileId, &Parsed),
+    /// Terraform text bytes whose trees are held at once while judging: a chunk of roots
+    /// with the modules they call ([`CHUNK_BYTES`] by default; 0 judges one root at a time).
+    pub chunk: usize,
+}
+
+impl Later<'_> {
+    /// For runs that hold every tree: a deferred file stays unparsed.
+    pub fn none() -> Later<'static> {
+        Later {
+            parse: &|ids: &[FileId]| ids.iter().map(|_| Parsed::skipped()).collect(),
+            on_tree: Box::leak(Box::new(|_: FileId, _: &Parsed| {})),
+            chunk: CHUNK_BYTES,
+        }
+    }
+}
+
+/// Terraform text whose trees are held at once, at most, while root modules are judged: a
+/// chunk of roots, with the modules they call, is parsed, lowered and dropped before the
+/// next. A tree takes 10 to 30 bytes for each byte of text.
+pub const CHUNK_BYTES: usize = 1 << 20;
 
 /// [`lower`], within `limits`. `early[i]`, where given, is what `FileId(i)` lowered to
 /// when it was read (a YAML file, whose tree was then dropped: [`lower_yaml`]); it takes
-/// the place of that file's own lowering, in the same order.
+/// the place of that file's own lowering. A Terraform file the run did not hold is parsed
+/// through `later` when a root module needs it.
 pub fn lower_with(
     db: &SourceDb,
     parsed: &[Parsed],
     mut early: Vec<Option<Box<Inventory>>>,
     var_files: &[FileId],
     limits: &Limits,
+    later: &mut Later<'_>,
 ) -> Inventory {
     let mut inv = Inventory::default();
     let terraform_bytes: u64 = db
@@ -259,48 +297,11 @@ pub fn lower_with(
     drop(eval::take_instances());
     for (id, file) in db.iter() {
         let p = &parsed[id.0 as usize];
-        if let Some(e) = &p.error {
-            inv.syntax_errors.push(SyntaxProblem {
-                subject: file.name.clone(),
-                file: id,
-                offset: e.offset,
-                message: e.message.clone(),
-                unread: p.unread,
-            });
-        }
-        for hit in &p.limits {
-            inv.limits.push(LimitProblem {
-                subject: file.name.clone(),
-                span: Span::new(id, hit.offset..hit.offset),
-                limit: hit.limit,
-                value: limits.get(hit.limit),
-                unchecked: hit.unchecked.clone(),
-            });
-        }
         if let Some(lowered) = early.get_mut(id.0 as usize).and_then(Option::take) {
             inv.append(*lowered);
         }
-        match (file.kind, &p.syntax) {
-            (FileKind::Yaml, Syntax::Yaml(docs)) => kubernetes::lower(id, file, docs, &mut inv),
-            (FileKind::Terraform, Syntax::Hcl(body)) => {
-                manifests::lower(id, file, body, p.remap.as_ref(), &mut inv);
-            }
-            _ => {}
-        }
+        file_facts(id, file, p, limits, &mut inv);
     }
-
-    let tf_file = |id: FileId| match &parsed[id.0 as usize] {
-        Parsed {
-            syntax: Syntax::Hcl(body),
-            remap,
-            ..
-        } => Some(TfFile {
-            id,
-            body,
-            remap: remap.as_ref(),
-        }),
-        _ => None,
-    };
 
     // Terraform: the `.tf` files of one folder are one module; a plan is one on its own.
     let mut folders: BTreeMap<String, Folder> = BTreeMap::new();
@@ -325,73 +326,75 @@ pub fn lower_with(
                     .tfvars
                     .push((base.to_string(), id));
             }
-            FileKind::Plan => plans.extend(tf_file(id)),
+            FileKind::Plan => plans.extend(tf_file(parsed, None, id)),
             _ => {}
         }
     }
-    let globals: Vec<TfFile<'_>> = var_files.iter().filter_map(|&id| tf_file(id)).collect();
-    let tree = Tree {
-        folders: folders
-            .iter()
-            .map(|(dir, f)| {
-                (
-                    dir.clone(),
-                    f.tf.iter().filter_map(|&id| tf_file(id)).collect(),
-                )
-            })
-            .collect(),
-        budget: std::cell::Cell::new(0),
-        reached: std::cell::RefCell::default(),
-    };
-    // A folder another folder of the run calls is judged through its calls, with the
-    // caller's inputs, not on its own defaults.
-    let called: HashSet<String> = tree
-        .folders
+    let globals: Vec<TfFile<'_>> = var_files
         .iter()
-        .flat_map(|(dir, files)| {
-            files
-                .iter()
-                .flat_map(|f| module_sources(f.body))
-                .filter(|s| is_local_source(s))
-                .map(|s| join_source(dir, s))
-                .filter(|target| target != dir)
-                .collect::<Vec<_>>()
+        .filter_map(|&id| tf_file(parsed, None, id))
+        .collect();
+    // The local folders each folder's files call.
+    let calls: BTreeMap<&String, Vec<String>> = folders
+        .iter()
+        .map(|(dir, f)| {
+            let targets =
+                f.tf.iter()
+                    .flat_map(|&id| sources_of(&parsed[id.0 as usize]))
+                    .filter(|s| is_local_source(s))
+                    .map(|s| join_source(dir, s))
+                    .filter(|target| folders.contains_key(target))
+                    .collect();
+            (dir, targets)
         })
         .collect();
-    let mut roots: Vec<&String> = folders
+    // A folder another folder of the run calls is judged through its calls, with the
+    // caller's inputs, not on its own defaults.
+    let called: HashSet<&String> = calls
+        .iter()
+        .flat_map(|(dir, targets)| targets.iter().filter(move |t| t != dir))
+        .collect();
+    let roots: Vec<&String> = folders
         .iter()
         .filter(|(dir, f)| !f.tf.is_empty() && !called.contains(*dir))
         .map(|(dir, _)| dir)
         .collect();
-    let judge = |dir: &String, inv: &mut Inventory| {
-        let folder = &folders[dir];
-        let mut tfvars: Vec<&(String, FileId)> = folder.tfvars.iter().collect();
-        tfvars.sort_by_key(|(base, _)| tfvars_rank(base));
-        let mut vars: Vec<TfFile<'_>> = tfvars.iter().filter_map(|(_, id)| tf_file(*id)).collect();
-        vars.extend(globals.iter().copied());
-        // A file that did not parse adds nothing; it is reported as `parse-error`.
-        let module = Module::new(&tree.folders[dir], &vars);
-        // Each root has its own module budget: a monorepo of many roots is checked as
-        // completely as each root alone.
-        tree.budget.set(limits.count(Limit::ModuleInstances));
-        lower_module(&module, dir, &tree, &mut vec![dir.clone()], inv);
+    let mut judged = Judged {
+        parsed_once: vec![false; db.len()],
+        reached: HashSet::new(),
     };
-    for dir in &roots {
-        judge(dir, &mut inv);
-    }
+    let mut judge = Judge {
+        db,
+        parsed,
+        folders: &folders,
+        calls: &calls,
+        globals: &globals,
+        limits,
+        later,
+    };
+    judge.all(&roots, &mut judged, &mut inv);
     // A called folder no call settled (its calls have an unknown `count`/`for_each`, or
     // sit in folders not judged) is judged on its own after all. One called with a known
     // `count = 0` is not: it deploys nothing.
-    roots = folders
+    let roots: Vec<&String> = folders
         .iter()
         .filter(|(dir, f)| {
-            !f.tf.is_empty() && called.contains(*dir) && !tree.reached.borrow().contains(*dir)
+            !f.tf.is_empty() && called.contains(*dir) && !judged.reached.contains(*dir)
         })
         .map(|(dir, _)| dir)
         .collect();
-    for dir in roots {
-        judge(dir, &mut inv);
-    }
+    judge.all(&roots, &mut judged, &mut inv);
+    // Files no judged module needed are still read for what they hold on their own.
+    let left: Vec<FileId> = folders
+        .values()
+        .flat_map(|f| &f.tf)
+        .copied()
+        .filter(|id| {
+            !judged.parsed_once[id.0 as usize]
+                && matches!(parsed[id.0 as usize].syntax, Syntax::Deferred(_))
+        })
+        .collect();
+    judge.parse(&left, &mut judged, &mut inv);
     for plan in plans {
         lower_resources(&Module::new(&[plan], &[]), &mut inv);
     }
@@ -414,6 +417,202 @@ pub fn lower_with(
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
     inv
+}
+
+/// What a file holds on its own, lowered once: its syntax error and the limits it hit,
+/// and the manifests a Terraform file writes inline.
+fn file_facts(
+    id: FileId,
+    file: &crate::source::SourceFile,
+    p: &Parsed,
+    limits: &Limits,
+    inv: &mut Inventory,
+) {
+    if let Some(e) = &p.error {
+        inv.syntax_errors.push(SyntaxProblem {
+            subject: file.name.clone(),
+            file: id,
+            offset: e.offset,
+            message: e.message.clone(),
+            unread: p.unread,
+        });
+    }
+    for hit in &p.limits {
+        inv.limits.push(LimitProblem {
+            subject: file.name.clone(),
+            span: Span::new(id, hit.offset..hit.offset),
+            limit: hit.limit,
+            value: limits.get(hit.limit),
+            unchecked: hit.unchecked.clone(),
+        });
+    }
+    match (file.kind, &p.syntax) {
+        (FileKind::Yaml, Syntax::Yaml(docs)) => kubernetes::lower(id, file, docs, inv),
+        (FileKind::Terraform, Syntax::Hcl(body)) => {
+            manifests::lower(id, file, body, p.remap.as_ref(), inv);
+        }
+        _ => {}
+    }
+}
+
+/// The tree of a Terraform file: held by the run, or parsed for the chunk being judged.
+fn tf_file<'p>(
+    parsed: &'p [Parsed],
+    chunk: Option<&'p HashMap<FileId, Parsed>>,
+    id: FileId,
+) -> Option<TfFile<'p>> {
+    let p = match &parsed[id.0 as usize] {
+        Parsed {
+            syntax: Syntax::Deferred(_),
+            ..
+        } => chunk?.get(&id)?,
+        p => p,
+    };
+    match p {
+        Parsed {
+            syntax: Syntax::Hcl(body),
+            remap,
+            ..
+        } => Some(TfFile {
+            id,
+            body,
+            remap: remap.as_ref(),
+        }),
+        _ => None,
+    }
+}
+
+/// The `source` of every `module` block a file calls, held or deferred.
+pub fn sources_of(p: &Parsed) -> Vec<&str> {
+    match &p.syntax {
+        Syntax::Hcl(body) => module_sources(body).collect(),
+        Syntax::Deferred(sources) => sources.iter().map(String::as_str).collect(),
+        Syntax::Yaml(_) | Syntax::None => Vec::new(),
+    }
+}
+
+/// What judging has done so far.
+struct Judged {
+    /// Deferred files parsed at least once: their own facts are lowered.
+    parsed_once: Vec<bool>,
+    /// Folders whose calls were all seen (see [`Tree::reached`]).
+    reached: HashSet<String>,
+}
+
+/// Judges root modules a chunk at a time.
+struct Judge<'a, 'l> {
+    db: &'a SourceDb,
+    parsed: &'a [Parsed],
+    folders: &'a BTreeMap<String, Folder>,
+    calls: &'a BTreeMap<&'a String, Vec<String>>,
+    globals: &'a [TfFile<'a>],
+    limits: &'a Limits,
+    later: &'a mut Later<'l>,
+}
+
+impl Judge<'_, '_> {
+    /// The folders judging `root` reads: it and, through their calls, the folders it calls.
+    fn needs(&self, root: &str, into: &mut std::collections::BTreeSet<String>) {
+        let mut todo = vec![root.to_string()];
+        while let Some(dir) = todo.pop() {
+            if let Some(targets) = self.calls.get(&dir) {
+                todo.extend(targets.iter().filter(|t| !into.contains(*t)).cloned());
+            }
+            into.insert(dir);
+        }
+    }
+
+    /// Text bytes of the `.tf` files of `dirs`.
+    fn bytes(&self, dirs: &std::collections::BTreeSet<String>) -> usize {
+        dirs.iter()
+            .flat_map(|d| &self.folders[d].tf)
+            .map(|&id| self.db.get(id).text.len())
+            .sum()
+    }
+
+    /// Parses deferred files, and lowers what each holds on its own the first time.
+    fn parse(
+        &mut self,
+        ids: &[FileId],
+        judged: &mut Judged,
+        inv: &mut Inventory,
+    ) -> HashMap<FileId, Parsed> {
+        let trees = (self.later.parse)(ids);
+        let chunk: HashMap<FileId, Parsed> = ids.iter().copied().zip(trees).collect();
+        for &id in ids {
+            if !std::mem::replace(&mut judged.parsed_once[id.0 as usize], true) {
+                let p = &chunk[&id];
+                file_facts(id, self.db.get(id), p, self.limits, inv);
+                (self.later.on_tree)(id, p);
+            }
+        }
+        chunk
+    }
+
+    /// Judges `roots` in order, a chunk of about [`CHUNK_BYTES`] of Terraform at a time.
+    fn all(&mut self, roots: &[&String], judged: &mut Judged, inv: &mut Inventory) {
+        let mut rest = roots;
+        while !rest.is_empty() {
+            let mut dirs = std::collections::BTreeSet::new();
+            let mut n = 0;
+            while n < rest.len() && (n == 0 || self.bytes(&dirs) < self.later.chunk) {
+                self.needs(rest[n], &mut dirs);
+                n += 1;
+            }
+            let (chunk, after) = rest.split_at(n);
+            rest = after;
+            let ids: Vec<FileId> = dirs
+                .iter()
+                .flat_map(|d| &self.folders[d].tf)
+                .copied()
+                .filter(|id| matches!(self.parsed[id.0 as usize].syntax, Syntax::Deferred(_)))
+                .collect();
+            let trees = self.parse(&ids, judged, inv);
+            let tree = Tree {
+                folders: dirs
+                    .iter()
+                    .map(|d| {
+                        let files = self.folders[d]
+                            .tf
+                            .iter()
+                            .filter_map(|&id| tf_file(self.parsed, Some(&trees), id))
+                            .collect();
+                        (d.clone(), files)
+                    })
+                    .collect(),
+                budget: std::cell::Cell::new(0),
+                reached: std::cell::RefCell::default(),
+            };
+            for dir in chunk {
+                self.judge(dir, &tree, &trees, inv);
+            }
+            judged.reached.extend(tree.reached.into_inner());
+        }
+    }
+
+    /// Judges one root module: its resources, and the modules it calls with its inputs.
+    fn judge(
+        &self,
+        dir: &str,
+        tree: &Tree<'_>,
+        trees: &HashMap<FileId, Parsed>,
+        inv: &mut Inventory,
+    ) {
+        let folder = &self.folders[dir];
+        let mut tfvars: Vec<&(String, FileId)> = folder.tfvars.iter().collect();
+        tfvars.sort_by_key(|(base, _)| tfvars_rank(base));
+        let mut vars: Vec<TfFile<'_>> = tfvars
+            .iter()
+            .filter_map(|(_, id)| tf_file(self.parsed, Some(trees), *id))
+            .collect();
+        vars.extend(self.globals.iter().copied());
+        // A file that did not parse adds nothing; it is reported as `parse-error`.
+        let module = Module::new(&tree.folders[dir], &vars);
+        // Each root has its own module budget: a monorepo of many roots is checked as
+        // completely as each root alone.
+        tree.budget.set(self.limits.count(Limit::ModuleInstances));
+        lower_module(&module, dir, tree, &mut vec![dir.to_string()], inv);
+    }
 }
 
 /// What one YAML file lowers to on its own: its workloads and capacity. The run lowers

@@ -24,6 +24,10 @@ pub struct SyntaxError {
 pub enum Syntax {
     Hcl(Body),
     Yaml(Vec<yaml::YamlDoc>),
+    /// A Terraform file read but not held as a tree: lowering parses it when it judges the
+    /// root module that needs it, and drops the tree after. Holds the local and registry
+    /// `source`s of the `module` blocks it calls, which decide which folders are roots.
+    Deferred(Vec<String>),
     /// Nothing usable (a syntax error in HCL, or a file that is not text).
     None,
 }
