@@ -28,8 +28,8 @@ pub struct Options {
     /// `.gpulint.toml`, loaded by the caller.
     pub config: crate::config::Config,
     /// Terraform bytes above which the run streams root modules instead of holding every
-    /// tree, and the bytes of each chunk it then holds (default [`lower::CHUNK_BYTES`]);
-    /// the tests set it to check both ways agree.
+    /// tree (default [`lower::HOLD_BYTES`]), and the bytes of each chunk it then holds
+    /// (default [`lower::CHUNK_BYTES`]); the tests set it to check both ways agree.
     pub stream_above: Option<u64>,
 }
 
@@ -287,7 +287,7 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         cap,
         limits: &config.limits,
         follow,
-        defer: terraform > opts.stream_above.unwrap_or(lower::CHUNK_BYTES as u64),
+        defer: terraform > opts.stream_above.unwrap_or(lower::HOLD_BYTES),
     };
     let loaded = load_all(inputs, 0, &how);
     let mut run = Read {

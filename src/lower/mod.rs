@@ -272,7 +272,11 @@ impl Later<'_> {
 /// Terraform text whose trees are held at once, at most, while root modules are judged: a
 /// chunk of roots, with the modules they call, is parsed, lowered and dropped before the
 /// next. A tree takes 10 to 30 bytes for each byte of text.
-pub const CHUNK_BYTES: usize = 1 << 20;
+pub const CHUNK_BYTES: usize = 256 << 10;
+
+/// Terraform text a run holds whole, as trees, when it reads no more: a pre-commit call
+/// on one module, or a small repository, parses each file once and streams nothing.
+pub const HOLD_BYTES: u64 = 1 << 20;
 
 /// [`lower`], within `limits`. `early[i]`, where given, is what `FileId(i)` lowered to
 /// when it was read (a YAML file, whose tree was then dropped: [`lower_yaml`]); it takes
