@@ -309,6 +309,30 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     Ok(run)
 }
 
+/// Reads, decodes and parses every file a run over `opts.paths` finds, in parallel, each
+/// tree dropped as soon as it is built: the floor under any pipeline that reads
+/// everything, which the scale benchmark times against [`lint`]. Returns the files read.
+pub fn parse_only(opts: &Options) -> Result<usize, String> {
+    let config = &opts.config;
+    let follow = opts.follow_external_links || config.follow_external_links;
+    let found = discover(&opts.paths, None, config.exclude.as_ref(), follow)?;
+    let how = Reading {
+        cwd: None,
+        cap: config.max_file_size.unwrap_or(MAX_FILE_SIZE),
+        limits: &config.limits,
+        follow,
+        defer: false,
+    };
+    let files = found.inputs.len();
+    pool().install(|| {
+        found
+            .inputs
+            .into_par_iter()
+            .for_each(|input| drop(read_one(input, None, &how)));
+    });
+    Ok(files)
+}
+
 impl Read {
     /// Adds a file as `FileId(self.db.len())`, the id it was loaded as.
     fn add(&mut self, l: Loaded, templates: &mut Vec<String>) -> FileId {
