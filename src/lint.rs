@@ -149,7 +149,7 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
         if ids.len() == 1 {
             return ids.iter().map(one).collect();
         }
-        pool().install(|| ids.par_iter().map(one).collect())
+        pool().install(|| ids.par_iter().with_max_len(1).map(one).collect())
     };
     // A deferred file's suppressions are read while lowering holds its tree.
     let mut directives = std::mem::take(&mut read.directives);
@@ -328,6 +328,7 @@ pub fn parse_only(opts: &Options) -> Result<usize, String> {
         found
             .inputs
             .into_par_iter()
+            .with_max_len(1)
             .for_each(|input| drop(read_one(input, None, &how)));
     });
     Ok(files)
@@ -462,8 +463,11 @@ fn load_all(inputs: Vec<(Input, Option<Vec<u8>>)>, first: usize, how: &Reading) 
             .collect();
     }
     pool().install(|| {
+        // One file per job: a few large CRDs among many small files would otherwise land
+        // in one worker's unsplit half (lws ran on 0.98 cores of 2).
         inputs
             .into_par_iter()
+            .with_max_len(1)
             .enumerate()
             .map(|(i, (input, b))| load(id(i), input, b, how))
             .collect()
