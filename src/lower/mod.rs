@@ -235,13 +235,18 @@ fn lower_module(
 /// Lowers every parsed file. `parsed[i]` belongs to `FileId(i)`; `var_files` are the
 /// `--var-file`s, applied after each module's own tfvars.
 pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventory {
+    // Every tree is held: nothing is deferred, so nothing is parsed later.
     lower_with(
         db,
         parsed,
         Vec::new(),
         var_files,
         &Limits::default(),
-        &mut Later::none(),
+        &mut Later {
+            parse: &|ids: &[FileId]| ids.iter().map(|_| Parsed::skipped()).collect(),
+            on_tree: &mut |_, _| {},
+            chunk: CHUNK_BYTES,
+        },
     )
 }
 
@@ -256,17 +261,6 @@ pub struct Later<'a> {
     /// Terraform text bytes whose trees are held at once while judging: a chunk of roots
     /// with the modules they call ([`CHUNK_BYTES`] by default; 0 judges one root at a time).
     pub chunk: usize,
-}
-
-impl Later<'_> {
-    /// For runs that hold every tree: a deferred file stays unparsed.
-    pub fn none() -> Later<'static> {
-        Later {
-            parse: &|ids: &[FileId]| ids.iter().map(|_| Parsed::skipped()).collect(),
-            on_tree: Box::leak(Box::new(|_: FileId, _: &Parsed| {})),
-            chunk: CHUNK_BYTES,
-        }
-    }
 }
 
 /// Terraform text whose trees are held at once, at most, while root modules are judged: a
