@@ -763,13 +763,28 @@ impl Loader<'_> {
         if anchor > 0 && self.keep_anchors {
             self.anchors.insert(anchor, (node.clone(), size.max(1)));
         }
-        if let [Frame::Map { key: Some(k), .. }] = self.stack.as_slice()
+        if let [Frame::Map {
+            key: Some(k),
+            entries,
+            ..
+        }] = self.stack.as_slice()
             && k.as_str() == Some("kind")
-            && node
-                .as_str()
-                .is_some_and(|kind| self.unread_kinds.iter().any(|u| u == kind))
+            && let Some(kind) = node.as_str()
+            // The group of an `apiVersion` written before the `kind`: `""` for core `v1`.
+            && let Some(api) = entries
+                .iter()
+                .rev()
+                .find(|(k, _)| k.as_str() == Some("apiVersion"))
+                .and_then(|(_, v)| v.as_str())
         {
-            self.doc = Doc::Unread;
+            let group = api.rsplit_once('/').map_or("", |(g, _)| g);
+            let unread = |u: &String| match u.rsplit_once('/') {
+                Some((g, k)) => g == group && k == kind,
+                None => group.is_empty() && u == kind,
+            };
+            if self.unread_kinds.iter().any(unread) {
+                self.doc = Doc::Unread;
+            }
         }
         match self.stack.last_mut() {
             None => {
@@ -923,15 +938,32 @@ mod tests {
     }
 
     #[test]
+    fn a_kind_is_unread_only_in_its_group_and_after_its_api_version() {
+        // A Knative Service holds a pod template; a kind before its apiVersion is unknown.
+        for src in [
+            "apiVersion: serving.knative.dev/v1\nkind: Service\nspec:\n  x: 1\n",
+            "kind: ConfigMap\napiVersion: v1\nspec:\n  x: 1\n",
+        ] {
+            let (_, s) = load(src);
+            assert!(s.docs[0].root.path(&["spec", "x"]).is_some(), "{src}");
+        }
+        let (_, s) = load("apiVersion: v1\nkind: Service\nspec:\n  x: 1\n");
+        assert!(s.docs[0].root.get("spec").is_none());
+    }
+
+    #[test]
     fn unread_kinds_are_still_checked_for_syntax() {
-        let (f, s) = load("kind: CustomResourceDefinition\nspec:\n  a: [1, 2\n");
+        let (f, s) = load(
+            "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nspec:\n  a: [1, 2\n",
+        );
         let e = s.error.expect("a syntax error past `kind`");
         assert!(f.line_col(e.offset).0 >= 3, "{e:?}");
     }
 
     #[test]
     fn an_anchor_in_an_unread_document_is_still_there_for_an_alias() {
-        let (_, s) = load("kind: ConfigMap\ndata: &d\n  a: b\n---\nkind: Pod\nspec: *d\n");
+        let (_, s) =
+            load("apiVersion: v1\nkind: ConfigMap\ndata: &d\n  a: b\n---\nkind: Pod\nspec: *d\n");
         assert!(s.error.is_none(), "{:?}", s.error);
         let pod = &s.docs[1].root;
         assert_eq!(
@@ -942,8 +974,9 @@ mod tests {
 
     #[test]
     fn a_file_that_names_gpulint_is_read_whole() {
-        let (_, s) =
-            load("kind: ConfigMap\nmetadata:\n  annotations:\n    gpulint.dev/ignore: x\n");
+        let (_, s) = load(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  annotations:\n    gpulint.dev/ignore: x\n",
+        );
         assert!(s.docs[0].root.path(&["metadata", "annotations"]).is_some());
     }
 
