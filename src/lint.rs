@@ -145,11 +145,7 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
     let limits = &opts.config.limits;
     let db = &read.db;
     let parse = |ids: &[FileId]| -> Vec<Parsed> {
-        let one = |&id: &FileId| parse::parse_with(db.get(id), limits);
-        if ids.len() == 1 {
-            return ids.iter().map(one).collect();
-        }
-        pool().install(|| ids.par_iter().with_max_len(1).map(one).collect())
+        par_map(ids.to_vec(), |_, id| parse::parse_with(db.get(id), limits))
     };
     // A deferred file's suppressions are read while lowering holds its tree.
     let mut directives = std::mem::take(&mut read.directives);
@@ -324,13 +320,7 @@ pub fn parse_only(opts: &Options) -> Result<usize, String> {
         defer: false,
     };
     let files = found.inputs.len();
-    pool().install(|| {
-        found
-            .inputs
-            .into_par_iter()
-            .with_max_len(1)
-            .for_each(|input| drop(read_one(input, None, &how)));
-    });
+    par_map(found.inputs, |_, input| drop(read_one(input, None, &how)));
     Ok(files)
 }
 
@@ -450,26 +440,30 @@ fn load_local_modules(
     external.note()
 }
 
-/// Loads files in parallel on the pool, the first as `FileId(first)`. A single file
-/// (pre-commit's usual call, a pipe) loads on the calling thread: handing it to a worker
-/// and back costs more than parsing it.
+/// Loads files in parallel on the pool, the first as `FileId(first)`.
 fn load_all(inputs: Vec<(Input, Option<Vec<u8>>)>, first: usize, how: &Reading) -> Vec<Loaded> {
     let id = |i: usize| FileId(u32::try_from(first + i).expect("fewer than 2³² files"));
-    if inputs.len() == 1 {
-        return inputs
+    par_map(inputs, |i, (input, b)| load(id(i), input, b, how))
+}
+
+/// `f(index, item)` for every item, in order, on the pool, one item per job: a few large
+/// CRDs among many small files would otherwise land in one worker's unsplit half (lws ran
+/// on 0.98 cores of 2). A single item (pre-commit's usual call, a pipe) runs on the
+/// calling thread: handing it to a worker and back costs more than parsing it.
+fn par_map<T: Send, R: Send>(items: Vec<T>, f: impl Fn(usize, T) -> R + Sync) -> Vec<R> {
+    if items.len() == 1 {
+        return items
             .into_iter()
             .enumerate()
-            .map(|(i, (input, b))| load(id(i), input, b, how))
+            .map(|(i, t)| f(i, t))
             .collect();
     }
     pool().install(|| {
-        // One file per job: a few large CRDs among many small files would otherwise land
-        // in one worker's unsplit half (lws ran on 0.98 cores of 2).
-        inputs
+        items
             .into_par_iter()
             .with_max_len(1)
             .enumerate()
-            .map(|(i, (input, b))| load(id(i), input, b, how))
+            .map(|(i, t)| f(i, t))
             .collect()
     })
 }

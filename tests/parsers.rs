@@ -53,15 +53,18 @@ fn repeat(n: usize, f: impl Fn(usize) -> String) -> String {
 
 const POD: &str = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: train\nspec:\n  containers:\n  - name: c\n    image: pytorch\n    command: [torchrun, --nproc_per_node=8, train.py]\n    resources:\n      limits:\n        nvidia.com/gpu: 8\n        cpu: 64\n        memory: 512Gi\n";
 
+/// A document of `kind` whose `spec` holds over 1,000 nodes.
+fn over_1000_nodes(api: &str, kind: &str) -> String {
+    format!("apiVersion: {api}\nkind: {kind}\nmetadata:\n  name: x\nspec:\n  props:\n")
+        + &repeat(1000, |i| format!("    p{i}:\n      type: string\n"))
+}
+
 #[test]
 fn a_document_over_the_node_limit_is_a_limit_hit_and_the_pod_after_it_is_linted() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, ".gpulint.toml", "[limits]\nyaml_nodes = 1000\n");
-    let custom = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: x\nspec:\n  props:\n"
-        .to_string() + &repeat(1000, |i| {
-        format!("    p{i}:\n      type: string\n")
-    });
+    let custom = over_1000_nodes("example.com/v1", "Widget");
     write(d, "crds.yaml", format!("{custom}---\n{POD}"));
     let found = check(d);
     assert_eq!(
@@ -88,8 +91,7 @@ fn a_crd_over_the_node_limit_is_not_built_but_its_syntax_is_checked() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     write(d, ".gpulint.toml", "[limits]\nyaml_nodes = 1000\n");
-    let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: x\nspec:\n  props:\n".to_string()
-        + &repeat(1000, |i| format!("    p{i}:\n      type: string\n"));
+    let crd = over_1000_nodes("apiextensions.k8s.io/v1", "CustomResourceDefinition");
     write(d, "crds.yaml", format!("{crd}---\n{POD}"));
     write(d, "broken.yaml", format!("{crd}    bad: [1, 2\n"));
     let found = check(d);

@@ -509,23 +509,25 @@ struct Judge<'a, 'l> {
 }
 
 impl Judge<'_, '_> {
-    /// The folders judging `root` reads: it and, through their calls, the folders it calls.
-    fn needs(&self, root: &str, into: &mut std::collections::BTreeSet<String>) {
+    /// Adds the folders judging `root` reads to `into`: it and, through their calls, the
+    /// folders it calls. Returns the text bytes of the `.tf` files of those it added.
+    fn needs(&self, root: &str, into: &mut std::collections::BTreeSet<String>) -> usize {
+        let mut added = 0;
         let mut todo = vec![root.to_string()];
         while let Some(dir) = todo.pop() {
             if let Some(targets) = self.calls.get(&dir) {
                 todo.extend(targets.iter().filter(|t| !into.contains(*t)).cloned());
             }
-            into.insert(dir);
+            if !into.contains(&dir) {
+                added += self.folders[&dir]
+                    .tf
+                    .iter()
+                    .map(|&id| self.db.get(id).text.len())
+                    .sum::<usize>();
+                into.insert(dir);
+            }
         }
-    }
-
-    /// Text bytes of the `.tf` files of `dirs`.
-    fn bytes(&self, dirs: &std::collections::BTreeSet<String>) -> usize {
-        dirs.iter()
-            .flat_map(|d| &self.folders[d].tf)
-            .map(|&id| self.db.get(id).text.len())
-            .sum()
+        added
     }
 
     /// Parses deferred files, and lowers what each holds on its own the first time.
@@ -552,9 +554,9 @@ impl Judge<'_, '_> {
         let mut rest = roots;
         while !rest.is_empty() {
             let mut dirs = std::collections::BTreeSet::new();
-            let mut n = 0;
-            while n < rest.len() && (n == 0 || self.bytes(&dirs) < self.later.chunk) {
-                self.needs(rest[n], &mut dirs);
+            let (mut n, mut bytes) = (0, 0);
+            while n < rest.len() && (n == 0 || bytes < self.later.chunk) {
+                bytes += self.needs(rest[n], &mut dirs);
                 n += 1;
             }
             let (chunk, after) = rest.split_at(n);

@@ -475,34 +475,23 @@ fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
     } else {
         crate::catalog::catalog().kubernetes.unread_kinds.as_slice()
     };
-    let stream = parse_kinds(file, limits, unread_kinds);
-    if stream.dropped_anchor
+    let (stream, dropped_anchor) = parse_kinds(file, limits, unread_kinds);
+    if dropped_anchor
         && stream
             .error
             .as_ref()
             .is_some_and(|e| e.message == UNKNOWN_ANCHOR)
     {
-        return parse_kinds(file, limits, &[]).stream;
+        return parse_kinds(file, limits, &[]).0;
     }
-    stream.stream
+    stream
 }
 
 const UNKNOWN_ANCHOR: &str = "alias to an unknown anchor";
 
-/// A stream, and whether an unread document dropped an anchor.
-struct Kinds {
-    stream: YamlStream,
-    dropped_anchor: bool,
-}
-
-impl std::ops::Deref for Kinds {
-    type Target = YamlStream;
-    fn deref(&self) -> &YamlStream {
-        &self.stream
-    }
-}
-
-fn parse_kinds(file: &SourceFile, limits: &Limits, unread_kinds: &[String]) -> Kinds {
+/// A stream, documents of `unread_kinds` read for their syntax only, and whether one of
+/// those dropped an anchor.
+fn parse_kinds(file: &SourceFile, limits: &Limits, unread_kinds: &[String]) -> (YamlStream, bool) {
     let mut loader = Loader {
         file,
         stack: Vec::new(),
@@ -532,14 +521,14 @@ fn parse_kinds(file: &SourceFile, limits: &Limits, unread_kinds: &[String]) -> K
         }
     };
     // A document cut short by an error is incomplete: drop it, keep the ones before it.
-    Kinds {
-        stream: YamlStream {
+    (
+        YamlStream {
             docs: loader.docs,
             error,
             limits: loader.limits,
         },
-        dropped_anchor: loader.dropped_anchor,
-    }
+        loader.dropped_anchor,
+    )
 }
 
 impl Loader<'_> {
