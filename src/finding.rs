@@ -133,3 +133,13 @@ pub struct Finding {
     /// argument, the variable default), each with what it says.
     pub related: Vec<Label>,
 }
+
+impl Finding {
+    /// The files its labels point into: the primary's, the secondaries', the related'.
+    pub fn files(&self) -> impl Iterator<Item = crate::source::FileId> + '_ {
+        std::iter::once(&self.primary)
+            .chain(&self.secondary)
+            .chain(&self.related)
+            .map(|l| l.file)
+    }
+}

@@ -460,7 +460,7 @@ struct Cx<'a> {
 
 impl<'a> Cx<'a> {
     fn at(&self, span: &Span) -> At<'a> {
-        let l = Location::at(self.db, span.file, Some(&span.range));
+        let l = Location::at(self.db, span.file, Some(&span.range()));
         At {
             file: l.file,
             line: l.region.start_line,

@@ -11,7 +11,7 @@ use crate::finding::Finding;
 use crate::limits::Limits;
 use crate::model::Inventory;
 use crate::parse::{self, Parsed, Syntax};
-use crate::source::{FileId, FileKind, SourceDb, SourceFile};
+use crate::source::{FileId, FileKind, SourceDb, SourceFile, Stamp};
 use crate::suppress::{self, Directive};
 use crate::{filter, lower, rules};
 
@@ -77,7 +77,6 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     let (
         Read {
             db,
-            parsed,
             directives,
             notes,
             ..
@@ -85,25 +84,28 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         model,
     ) = read_and_lower(opts, stdin)?;
     let mut found = rules::run(&model, &selected, config);
-    rules::add_related(&model, &db, &mut found);
-    // YAML's suppressions were read with its tree; the rest are read now.
-    let directives = db
+    // A large run let go of its texts: those its findings point into are read again,
+    // first the module files whose variables `add_related` follows.
+    let mut db = db;
+    let in_modules: std::collections::HashSet<FileId> =
+        model.origins.iter().flat_map(|i| i.files.clone()).collect();
+    let labelled = found
         .iter()
-        .zip(&parsed)
-        .zip(directives)
-        .filter(|(((_, file), _), _)| file.requested)
-        .flat_map(|(((id, file), p), early)| {
-            early.unwrap_or_else(|| suppress::directives(id, file, p))
-        })
-        .collect();
+        .flat_map(|f| std::iter::once(&f.primary).chain(&f.secondary))
+        .map(|l| l.file);
+    reload(&mut db, labelled.filter(|id| in_modules.contains(id)))?;
+    rules::add_related(&model, &db, &mut found);
+    drop(model);
+    // Each file's suppressions were read while its tree was held.
+    let directives = directives.into_iter().flatten().flatten().collect();
     let mut findings = filter::finish(&db, directives, &selected, found);
+    reload(&mut db, findings.iter().flat_map(Finding::files))?;
     // A configured severity is the user's word, over the rule's own escalations too.
     for f in &mut findings {
         if let Some(&severity) = config.severity.get(f.rule) {
             f.severity = severity;
         }
     }
-    free(parsed.len(), (parsed, model));
     Ok(Outcome {
         db,
         findings,
@@ -125,13 +127,10 @@ pub struct Inspection {
 /// included). `gpulint inspect` prints what it returns. `select`, `ignore` and the rule
 /// options of `opts` play no part.
 pub fn inspect(opts: &Options, stdin: impl std::io::Read) -> Result<Inspection, String> {
-    let (
-        Read {
-            db, parsed, notes, ..
-        },
-        inventory,
-    ) = read_and_lower(opts, stdin)?;
-    free(parsed.len(), parsed);
+    let (Read { mut db, notes, .. }, inventory) = read_and_lower(opts, stdin)?;
+    // The inventory points into every file that holds an object: all are read again.
+    let ids: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
+    reload(&mut db, ids)?;
     Ok(Inspection {
         db,
         inventory,
@@ -144,14 +143,29 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
     let mut read = read(opts, stdin)?;
     let limits = &opts.config.limits;
     let db = &read.db;
-    let parse = |ids: &[FileId]| -> Vec<Parsed> {
-        par_map(ids.to_vec(), |_, id| parse::parse_with(db.get(id), limits))
+    // A file the run let go of is read again to be parsed, and let go of after.
+    let parse = |ids: &[FileId]| -> Vec<(Option<SourceFile>, Parsed)> {
+        par_map(ids.to_vec(), |_, id| {
+            let file = db.get(id);
+            if file.is_loaded() {
+                return (None, parse::parse_with(file, limits));
+            }
+            match reread(file) {
+                Ok(text) => {
+                    let name = file.name.clone();
+                    let again = SourceFile::new(name, None, file.kind, text, file.requested);
+                    let parsed = parse::parse_with(&again, limits);
+                    (Some(again), parsed)
+                }
+                Err(why) => (None, Parsed::unread(why)),
+            }
+        })
     };
     // A deferred file's suppressions are read while lowering holds its tree.
     let mut directives = std::mem::take(&mut read.directives);
-    let mut on_tree = |id: FileId, p: &Parsed| {
-        if db.get(id).requested {
-            directives[id.0 as usize] = Some(suppress::directives(id, db.get(id), p));
+    let mut on_tree = |id: FileId, file: &SourceFile, p: &Parsed| {
+        if file.requested && file.is_loaded() {
+            directives[id.0 as usize] = Some(suppress::directives(id, file, p));
         }
     };
     let model = lower::lower_with(
@@ -168,7 +182,19 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
             }),
         },
     );
+    // The suppressions of the files the run held are read while it still holds them.
+    for ((id, file), d) in read.db.iter().zip(&mut directives) {
+        if d.is_none() && file.requested && file.is_loaded() {
+            *d = Some(suppress::directives(id, file, &read.parsed[id.0 as usize]));
+        }
+    }
     read.directives = directives;
+    free(read.parsed.len(), std::mem::take(&mut read.parsed));
+    if read.unload {
+        for id in 0..read.db.len() {
+            read.db.get_mut(FileId(id as u32)).unload();
+        }
+    }
     Ok((read, model))
 }
 
@@ -192,7 +218,7 @@ const BACKGROUND_DROP: usize = 64;
 pub struct Read {
     pub db: SourceDb,
     /// One per file of `db`, in its order. A YAML file's tree is gone: it was lowered
-    /// into `lowered` as it was read.
+    /// into `lowered` as it was read. Emptied once the run is lowered.
     pub parsed: Vec<Parsed>,
     /// One per file of `db`: what a YAML file lowered to as it was read.
     pub lowered: Vec<Option<Box<Inventory>>>,
@@ -201,6 +227,8 @@ pub struct Read {
     pub directives: Vec<Option<Vec<Directive>>>,
     /// The `--var-file`s, which are also in `db`.
     pub var_files: Vec<FileId>,
+    /// A large run: every text is let go of once lowered, and read again for findings.
+    pub unload: bool,
     /// Things skipped on the way, for stderr.
     pub notes: Vec<String>,
 }
@@ -210,7 +238,7 @@ pub struct Read {
 pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     let config = &opts.config;
     let follow = opts.follow_external_links || config.follow_external_links;
-    let cap = config.max_file_size.unwrap_or(MAX_FILE_SIZE);
+    let cap = file_cap(config);
     let found = discover(
         &opts.paths,
         opts.stdin_filename.as_deref(),
@@ -268,15 +296,24 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     }
 
     // Terraform is held whole when there is little of it; above that, root modules are
-    // parsed, lowered and dropped a chunk at a time.
-    let terraform: u64 = inputs
+    // parsed, lowered and dropped a chunk at a time. A run that reads little keeps its
+    // texts; above that, a text is let go of once lowered and read again for findings.
+    let sizes: Vec<(FileKind, u64)> = inputs
         .iter()
-        .filter(|(i, _)| i.kind == FileKind::Terraform)
-        .map(|(i, b)| match (b, &i.path) {
-            (Some(b), _) => b.len() as u64,
-            (None, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
-            (None, None) => 0,
+        .map(|(i, b)| {
+            let size = match (b, &i.path) {
+                (Some(b), _) => b.len() as u64,
+                (None, Some(p)) => std::fs::metadata(p).map_or(0, |m| m.len()),
+                (None, None) => 0,
+            };
+            (i.kind, size)
         })
+        .collect();
+    let all: u64 = sizes.iter().map(|(_, s)| s).sum();
+    let terraform: u64 = sizes
+        .iter()
+        .filter(|(k, _)| *k == FileKind::Terraform)
+        .map(|(_, s)| s)
         .sum();
     let how = Reading {
         cwd: cwd.as_deref(),
@@ -284,14 +321,17 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         limits: &config.limits,
         follow,
         defer: terraform > opts.stream_above.unwrap_or(lower::HOLD_BYTES),
+        unload: all > opts.stream_above.unwrap_or(lower::HOLD_BYTES),
+        var_files: &var_files,
     };
     let loaded = load_all(inputs, 0, &how);
     let mut run = Read {
-        db: SourceDb::default(),
+        db: SourceDb::with_capacity(loaded.len()),
         parsed: Vec::with_capacity(loaded.len()),
         lowered: Vec::with_capacity(loaded.len()),
         directives: Vec::with_capacity(loaded.len()),
-        var_files,
+        var_files: var_files.clone(),
+        unload: how.unload,
         notes: found.notes,
     };
     let mut templates = Vec::new();
@@ -314,13 +354,17 @@ pub fn parse_only(opts: &Options) -> Result<usize, String> {
     let found = discover(&opts.paths, None, config.exclude.as_ref(), follow)?;
     let how = Reading {
         cwd: None,
-        cap: config.max_file_size.unwrap_or(MAX_FILE_SIZE),
+        cap: file_cap(config),
         limits: &config.limits,
         follow,
         defer: false,
+        unload: false,
+        var_files: &[],
     };
     let files = found.inputs.len();
-    par_map(found.inputs, |_, input| drop(read_one(input, None, &how)));
+    par_map(found.inputs, |_, input| {
+        drop(read_one(input, None, &how, false));
+    });
     Ok(files)
 }
 
@@ -346,10 +390,10 @@ fn is_template(file: &SourceFile, p: &Parsed) -> bool {
         return false;
     }
     let line = file.line_index(e.offset);
-    let text = &file.text[file.line_start(line)..file.line_end(line)];
+    let text = &file.text()[file.line_start(line)..file.line_end(line)];
     let templated = |t: &str| t.contains("{{") || t.contains("${") || t.contains("%{");
     let opens_a_line = || {
-        file.text.lines().any(|l| {
+        file.text().lines().any(|l| {
             ["{{", "${", "%{"]
                 .iter()
                 .any(|m| l.trim_start().starts_with(m))
@@ -377,8 +421,12 @@ struct Reading<'a> {
     cap: u64,
     limits: &'a Limits,
     follow: bool,
-    /// Terraform `.tf` files are not held as trees ([`parse_held`]).
+    /// Terraform `.tf` and `.tfvars` files are not held as trees ([`parse_held`]).
     defer: bool,
+    /// A large run: texts are let go of once lowered, and read again for findings.
+    unload: bool,
+    /// The `--var-file`s: every root reads them, so they are held whatever `defer` says.
+    var_files: &'a [FileId],
 }
 
 /// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
@@ -484,12 +532,17 @@ struct Loaded {
 /// Reads, decodes and parses one file, and lowers it when it is YAML. Never fails:
 /// problems become syntax errors.
 fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Loaded {
-    let (mut file, mut parsed) = read_one(input, bytes, how);
+    let defer = how.defer && !how.var_files.contains(&id);
+    let (mut file, mut parsed) = read_one(input, bytes, how, defer);
     let template = is_template(&file, &parsed);
     if template {
         parsed = Parsed::skipped();
     }
     let Syntax::Yaml(docs) = &parsed.syntax else {
+        // A deferred file is read again when lowering parses it.
+        if how.unload && matches!(parsed.syntax, Syntax::Deferred(_)) {
+            file.unload();
+        }
         return Loaded {
             file,
             parsed,
@@ -506,13 +559,15 @@ fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Load
     };
     parsed.syntax = Syntax::None;
     // A file that holds nothing gpulint checks, nothing broken and no suppression can
-    // carry no finding: its text is not kept.
-    if lowered.is_empty()
-        && directives.is_empty()
-        && parsed.error.is_none()
-        && parsed.limits.is_empty()
+    // carry no finding: its text is not kept. In a large run no YAML text is: it is read
+    // again if a finding lands in it.
+    if how.unload
+        || (lowered.is_empty()
+            && directives.is_empty()
+            && parsed.error.is_none()
+            && parsed.limits.is_empty())
     {
-        file.release();
+        file.unload();
     }
     Loaded {
         file,
@@ -524,13 +579,22 @@ fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Load
 }
 
 /// Reads, decodes and parses one file.
-fn read_one(input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> (SourceFile, Parsed) {
+fn read_one(
+    input: Input,
+    bytes: Option<Vec<u8>>,
+    how: &Reading,
+    defer: bool,
+) -> (SourceFile, Parsed) {
     let cap = how.cap;
+    let mut stamp = None;
     let read = match (bytes, &input.path) {
         // Stdin stops being read one byte over the cap: its size is not known.
         (Some(b), _) if b.len() as u64 > cap => Err(crate::bounded::too_large(None, cap)),
         (Some(b), _) => Ok(b),
-        (None, Some(p)) => read_capped(p, cap),
+        (None, Some(p)) => read_capped(p, cap).map(|(b, s)| {
+            stamp = Some(s);
+            b
+        }),
         (None, None) => Ok(Vec::new()),
     };
     // Text, and what stopped it from being parsed: not read, or not text.
@@ -541,9 +605,11 @@ fn read_one(input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> (SourceFile,
         }
         Err(why) => (Arc::from(""), Some(Parsed::unread(why))),
     };
-    let file = SourceFile::new(input.name, input.path, input.kind, text, input.requested);
+    let mut file = SourceFile::new(input.name, input.path, input.kind, text, input.requested);
+    // A file that could not be read or decoded is never read again.
+    file.stamp = stamp.filter(|_| stopped.is_none());
     let parsed = stopped.unwrap_or_else(|| {
-        if how.defer {
+        if defer {
             parse_held(&file, how.limits)
         } else {
             parse::parse_with(&file, how.limits)
@@ -552,19 +618,24 @@ fn read_one(input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> (SourceFile,
     (file, parsed)
 }
 
-/// Parses a file as the run holds it. A Terraform `.tf` file is not held as a tree
-/// ([`Syntax::Deferred`]): lowering parses it when it judges the root module that needs
-/// it and drops the tree after. Only a file that may call a module (it says `module`) is
-/// parsed here, for its calls' sources, which decide the roots; its tree is dropped too.
+/// Parses a file as the run holds it. A Terraform `.tf` or `.tfvars` file is not held as
+/// a tree ([`Syntax::Deferred`]): lowering parses it when it judges the root module that
+/// needs it and drops the tree after. Only a `.tf` file that may call a module (it says
+/// `module`) is parsed here, for its calls' sources, which decide the roots; its tree is
+/// dropped too.
 fn parse_held(file: &SourceFile, limits: &Limits) -> Parsed {
-    if file.kind != FileKind::Terraform || file.name.to_ascii_lowercase().ends_with(".json") {
-        return parse::parse_with(file, limits);
+    let json = file.name.to_ascii_lowercase().ends_with(".json");
+    let deferred = || Parsed {
+        syntax: Syntax::Deferred(Vec::new()),
+        ..Parsed::skipped()
+    };
+    match file.kind {
+        FileKind::TfVars => return deferred(),
+        FileKind::Terraform if !json => {}
+        _ => return parse::parse_with(file, limits),
     }
-    if !file.text.contains("module") {
-        return Parsed {
-            syntax: Syntax::Deferred(Vec::new()),
-            ..Parsed::skipped()
-        };
+    if !file.text().contains("module") {
+        return deferred();
     }
     let parsed = parse::parse_with(file, limits);
     let Syntax::Hcl(body) = &parsed.syntax else {
@@ -582,11 +653,24 @@ fn parse_held(file: &SourceFile, limits: &Limits) -> Parsed {
 /// be tens of MiB.
 pub const MAX_FILE_SIZE: u64 = 16 << 20;
 
+/// The largest file a run reads: `max_file_size`, at most what a span can point into (a
+/// larger file is reported as too large, as any file over the cap).
+fn file_cap(config: &crate::config::Config) -> u64 {
+    config
+        .max_file_size
+        .unwrap_or(MAX_FILE_SIZE)
+        .min(crate::model::MAX_OFFSET)
+}
+
 /// Reads a regular file of at most `cap` bytes. A FIFO or device is not opened (opening
 /// a FIFO waits for a writer); a file that grows past the cap while read is refused.
-fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, String> {
+fn read_capped(path: &std::path::Path, cap: u64) -> Result<(Vec<u8>, Stamp), String> {
     use std::io::Read as _;
     let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    let stamp = Stamp {
+        bytes: meta.len(),
+        modified: meta.modified().ok(),
+    };
     if !meta.is_file() {
         return Err("not a regular file".into());
     }
@@ -601,7 +685,43 @@ fn read_capped(path: &std::path::Path, cap: u64) -> Result<Vec<u8>, String> {
     if bytes.len() as u64 > cap {
         return Err(crate::bounded::too_large(None, cap));
     }
-    Ok(bytes)
+    Ok((bytes, stamp))
+}
+
+/// The text of an unloaded file, read again as it was first read. A file whose size or
+/// modification time changed is refused: its spans may no longer fit it.
+fn reread(file: &SourceFile) -> Result<Arc<str>, String> {
+    let changed = || format!("`{}` changed while gpulint read it; run again", file.name);
+    let (Some(path), Some(stamp)) = (&file.path, file.stamp) else {
+        return Err(changed());
+    };
+    let (bytes, now) = read_capped(path, stamp.bytes).map_err(|_| changed())?;
+    if now != stamp {
+        return Err(changed());
+    }
+    let (text, _) = parse::decode(&bytes, file.kind);
+    if text.len() != file.len() {
+        return Err(changed());
+    }
+    Ok(text)
+}
+
+/// Reads again the unloaded files among `ids`, in parallel, for their findings.
+fn reload(db: &mut SourceDb, ids: impl IntoIterator<Item = FileId>) -> Result<(), String> {
+    let mut ids: Vec<FileId> = ids
+        .into_iter()
+        .filter(|&id| !db.get(id).is_loaded())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let texts = {
+        let db = &*db;
+        par_map(ids.clone(), |_, id| reread(db.get(id)))
+    };
+    for (id, text) in ids.into_iter().zip(texts) {
+        db.get_mut(id).restore(text?)?;
+    }
+    Ok(())
 }
 
 /// A note for each folder whose `*.tfvars` files Terraform does not read by itself
@@ -638,4 +758,49 @@ fn unapplied_tfvars(db: &SourceDb, var_files: &[FileId]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_read_again_only_as_it_was_read() {
+        let dir = std::env::temp_dir().join(format!("gpulint-reread-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.yaml");
+        std::fs::write(&path, "kind: Pod\n").unwrap();
+        let how = Reading {
+            cwd: None,
+            cap: MAX_FILE_SIZE,
+            limits: &Limits::default(),
+            follow: false,
+            defer: false,
+            unload: true,
+            var_files: &[],
+        };
+        let input = Input {
+            name: "a.yaml".into(),
+            path: Some(path.clone()),
+            kind: FileKind::Yaml,
+            requested: true,
+        };
+        let mut db = SourceDb::default();
+        let id = db.add(read_one(input, None, &how, false).0);
+        db.get_mut(id).unload();
+        assert!(!db.get(id).is_loaded());
+        reload(&mut db, [id]).unwrap();
+        assert_eq!(db.get(id).text(), "kind: Pod\n");
+        assert_eq!(db.get(id).line_col(6), (1, 7));
+
+        // Changed since: its spans may not fit it any more, so the run stops.
+        db.get_mut(id).unload();
+        std::fs::write(&path, "kind: Deployment\n").unwrap();
+        let err = reload(&mut db, [id]).unwrap_err();
+        assert!(
+            err.contains("`a.yaml` changed while gpulint read it"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

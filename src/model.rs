@@ -8,16 +8,33 @@ use std::ops::Range;
 use crate::catalog::{Confidence, Fabric, Gpu, Interconnect};
 use crate::source::FileId;
 
-/// A byte range in one file.
+/// A byte range in one file. Twelve bytes, not twenty-four: a large run holds a span for
+/// every value of every object. A file is at most [`MAX_OFFSET`] bytes, which every
+/// offset fits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Span {
     pub file: FileId,
-    pub range: Range<usize>,
+    start: u32,
+    end: u32,
 }
+
+/// The largest byte offset a [`Span`] holds: no file larger is read (`max_file_size`
+/// cannot exceed it).
+pub const MAX_OFFSET: u64 = u32::MAX as u64;
 
 impl Span {
     pub fn new(file: FileId, range: Range<usize>) -> Self {
-        Span { file, range }
+        let at = |o: usize| u32::try_from(o).unwrap_or(u32::MAX);
+        Span {
+            file,
+            start: at(range.start),
+            end: at(range.end),
+        }
+    }
+
+    /// The byte range.
+    pub fn range(&self) -> Range<usize> {
+        self.start as usize..self.end as usize
     }
 }
 
@@ -207,6 +224,16 @@ impl Inventory {
         self.syntax_errors.append(&mut other.syntax_errors);
         self.limits.append(&mut other.limits);
         self.origins.append(&mut other.origins);
+    }
+
+    /// Lets go of room its lists hold beyond their items. A pod list that grew by one
+    /// holds room for four pods, and a large run holds the lists of every workload.
+    pub fn shrink_to_fit(&mut self) {
+        self.capacity.shrink_to_fit();
+        self.workloads.shrink_to_fit();
+        for w in &mut self.workloads {
+            w.pods.shrink_to_fit();
+        }
     }
 
     /// Whether lowering found nothing at all.
@@ -643,7 +670,7 @@ pub struct PodShape {
     /// What the requirements say through the catalog's Kubernetes vocabularies.
     pub selection: Selection,
     /// What a serving engine in the pod is told.
-    pub serving: Option<Serving>,
+    pub serving: Option<Box<Serving>>,
     /// A distributed-training launcher in the pod.
     pub launcher: Option<Launcher>,
     /// How the group's controller resizes it, for controllers that scale groups

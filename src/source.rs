@@ -53,8 +53,15 @@ pub struct SourceFile {
     pub path: Option<PathBuf>,
     pub kind: FileKind,
     /// The text, BOM removed. For a file that is not UTF-8 this is a lossy copy, so that
-    /// its finding can still show a line.
-    pub text: Arc<str>,
+    /// its finding can still show a line. Empty while [`unloaded`](Self::unload).
+    text: Arc<str>,
+    /// The length of the text, unloaded or not.
+    len: usize,
+    /// The file as it was when read (for a file read from disk), so that it can be let go
+    /// of and read again for its findings.
+    pub stamp: Option<Stamp>,
+    /// Whether the text is here.
+    loaded: bool,
     /// Whether the user asked for this file (named or found in a named folder). Files read
     /// only as context, such as the other `.tf` files of a named file's module, are linted
     /// but their findings are not reported.
@@ -67,6 +74,14 @@ pub struct SourceFile {
     /// at or after every [`CHECKPOINT`] bytes, so converting between bytes and chars walks
     /// at most one stretch, however long the line.
     checkpoints: Vec<(usize, usize)>,
+}
+
+/// A file as read from disk: its size and modification time, to tell whether it changed
+/// before it is read again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamp {
+    pub bytes: u64,
+    pub modified: Option<std::time::SystemTime>,
 }
 
 /// Bytes between two char-count checkpoints.
@@ -117,7 +132,10 @@ impl SourceFile {
             name,
             path,
             kind,
+            len: text.len(),
             text,
+            stamp: None,
+            loaded: true,
             requested,
             line_starts,
             ascii,
@@ -125,13 +143,55 @@ impl SourceFile {
         }
     }
 
-    /// Lets go of the text and its line index, for a file that can carry no finding: a
-    /// YAML file with nothing gpulint checks in it (a CRD, a ConfigMap). Its name stays.
-    pub fn release(&mut self) {
+    /// The text. Reading it after [`unload`](Self::unload) and before
+    /// [`restore`](Self::restore) is a bug in gpulint.
+    pub fn text(&self) -> &str {
+        debug_assert!(self.loaded, "`{}` read while unloaded", self.name);
+        &self.text
+    }
+
+    /// The text's length in bytes, loaded or not.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the text is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether the text is here: a file let go of by [`unload`](Self::unload) is not.
+    pub fn is_loaded(&self) -> bool {
+        self.loaded
+    }
+
+    /// Lets go of the text and its line index, keeping the name, the length and the
+    /// [`stamp`](Self::stamp): a large run holds only what its findings need, and reads a
+    /// file again ([`restore`](Self::restore)) when one lands in it. A file with no stamp
+    /// (stdin, a `--var-file`) cannot be read again and is kept.
+    pub fn unload(&mut self) {
+        if self.stamp.is_none() {
+            return;
+        }
         self.text = Arc::from("");
         self.line_starts = vec![0];
         self.ascii = true;
         self.checkpoints = Vec::new();
+        self.loaded = false;
+    }
+
+    /// Puts back the text of an unloaded file, read again, as [`SourceFile::new`] would
+    /// have it. A text of another length is refused: the file changed since it was read.
+    pub fn restore(&mut self, text: Arc<str>) -> Result<(), String> {
+        if text.len() != self.len {
+            return Err(format!("`{}` changed while gpulint read it", self.name));
+        }
+        let stamp = self.stamp;
+        let name = std::mem::take(&mut self.name);
+        let path = self.path.take();
+        *self = SourceFile::new(name, path, self.kind, text, self.requested);
+        self.stamp = stamp;
+        Ok(())
     }
 
     /// Chars before byte `byte` (a char boundary).
@@ -212,6 +272,7 @@ impl SourceFile {
 
     /// Start and end (exclusive) positions of a span as 1-based line and column.
     pub fn region(&self, span: &Range<usize>) -> Region {
+        debug_assert!(self.loaded, "`{}` located while unloaded", self.name);
         let (start_line, start_column) = self.line_col(span.start);
         let (end_line, end_column) = self.line_col(span.end.max(span.start));
         Region {
@@ -239,6 +300,12 @@ pub struct SourceDb {
 }
 
 impl SourceDb {
+    pub fn with_capacity(files: usize) -> Self {
+        SourceDb {
+            files: Vec::with_capacity(files),
+        }
+    }
+
     pub fn add(&mut self, file: SourceFile) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).expect("fewer than 4 billion files"));
         self.files.push(file);
@@ -254,6 +321,10 @@ impl SourceDb {
             .iter()
             .enumerate()
             .map(|(i, f)| (FileId(i as u32), f))
+    }
+
+    pub fn get_mut(&mut self, id: FileId) -> &mut SourceFile {
+        &mut self.files[id.0 as usize]
     }
 
     pub fn len(&self) -> usize {

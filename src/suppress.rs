@@ -68,7 +68,7 @@ impl Directive {
 
 /// Every suppression in one file.
 pub fn directives(id: FileId, file: &SourceFile, parsed: &Parsed) -> Vec<Directive> {
-    let text = &file.text;
+    let text = file.text();
     // JSON has no comments; a marker in a JSON file is text.
     if parsed.remap.is_some() || (!text.contains(MARKER) && !text.contains(ANNOTATION)) {
         return Vec::new();
@@ -226,7 +226,7 @@ fn comments(
     scopes: Vec<Range<usize>>,
     strings: Vec<Range<usize>>,
 ) -> Vec<Directive> {
-    let text: &str = &file.text;
+    let text: &str = file.text();
     let scopes = Ranges::new(scopes);
     let strings = Ranges::new(strings);
     // Lines are visited in order: the last code line found answers every comment above it
@@ -319,7 +319,7 @@ fn comments(
 /// The first line from `line` on that holds code: not blank, not only a comment, not `---`.
 fn next_code_line(file: &SourceFile, mut line: usize) -> Option<usize> {
     while line < file.line_count() {
-        let t = file.text[file.line_start(line)..file.line_end(line)].trim();
+        let t = file.text()[file.line_start(line)..file.line_end(line)].trim();
         let skip = t.is_empty()
             || t.starts_with('#')
             || t.starts_with("//")
@@ -354,7 +354,7 @@ mod tests {
     }
 
     fn covered_text<'a>(file: &'a SourceFile, d: &Directive) -> &'a str {
-        &file.text[d.scope.clone()]
+        &file.text()[d.scope.clone()]
     }
 
     #[test]

@@ -20,14 +20,16 @@ fn findings(paths: &[&str], stream_above: Option<u64>) -> Vec<String> {
         .findings
         .iter()
         .map(|f| {
-            let file = &outcome.db.get(f.primary.file).name;
-            let at = f.primary.span.as_ref().map_or(0, |s| s.start);
+            // Where a user sees it: a streamed run read its text again to say so.
+            let file = outcome.db.get(f.primary.file);
+            let at = file.region(f.primary.span.as_ref().unwrap_or(&(0..0)));
+            let file = &file.name;
             let related: Vec<String> = f
                 .related
                 .iter()
                 .map(|r| format!("{}@{}:{:?}", r.text, r.file.0, r.span))
                 .collect();
-            format!("{} {file}:{at} {} {related:?}", f.rule, f.message)
+            format!("{} {file}:{at:?} {} {related:?}", f.rule, f.message)
         })
         .collect()
 }

@@ -141,7 +141,7 @@ impl Reader<'_> {
         let Some(span) = e.span() else {
             return Vec::new();
         };
-        let Some(written) = self.file.text.get(span.clone()) else {
+        let Some(written) = self.file.text().get(span.clone()) else {
             return Vec::new();
         };
         let (start, text) = match e {
@@ -295,10 +295,10 @@ mod tests {
         let parsed = vec![crate::parse::parse(&file)];
         db.add(file);
         let inv = super::super::lower(&db, &parsed, &[]);
-        let text = &db.get(FileId(0)).text;
+        let text = &db.get(FileId(0)).text();
         inv.workloads
             .iter()
-            .map(|w| (w.subject.clone(), text[w.span.range.clone()].to_string()))
+            .map(|w| (w.subject.clone(), text[w.span.range()].to_string()))
             .collect()
     }
 

@@ -23,7 +23,7 @@ use crate::model::{
     StopKind, SyntaxProblem, Value,
 };
 use crate::parse::{Parsed, Syntax};
-use crate::source::{FileId, FileKind, SourceDb};
+use crate::source::{FileId, FileKind, SourceDb, SourceFile};
 use terraform::{Input, Module, ResourceRef, TfFile};
 
 /// A machine type looked up in the catalog; `gpus: None` when it has no GPU (or gpulint
@@ -196,7 +196,7 @@ fn lower_module(
             budget::record(budget::Hit {
                 limit,
                 file: call.block.header.file,
-                range: call.block.header.range.clone(),
+                range: call.block.header.range(),
                 unchecked,
             });
             continue;
@@ -243,21 +243,26 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
         var_files,
         &Limits::default(),
         &mut Later {
-            parse: &|ids: &[FileId]| ids.iter().map(|_| Parsed::skipped()).collect(),
-            on_tree: &mut |_, _| {},
+            parse: &|ids: &[FileId]| ids.iter().map(|_| (None, Parsed::skipped())).collect(),
+            on_tree: &mut |_, _, _| {},
             chunk: CHUNK_BYTES,
         },
     )
 }
 
+/// A deferred file parsed for lowering, with its text read again when the run had let go
+/// of it (`None`: the run's own copy is loaded).
+pub type Reparsed = (Option<SourceFile>, Parsed);
+
 /// How lowering gets the trees of Terraform files the run did not hold
 /// ([`Syntax::Deferred`]), and tells the caller about them.
 pub struct Later<'a> {
-    /// Parses files, in parallel where it can; one [`Parsed`] per id, in order.
-    pub parse: &'a (dyn Fn(&[FileId]) -> Vec<Parsed> + Sync),
+    /// Parses files, in parallel where it can; one [`Parsed`] per id, in order, with the
+    /// file read again when the run let go of its text.
+    pub parse: &'a (dyn Fn(&[FileId]) -> Vec<Reparsed> + Sync),
     /// Called once with each such file as parsed, before its tree is dropped (the run
     /// reads its suppressions then).
-    pub on_tree: &'a mut dyn FnMut(FileId, &Parsed),
+    pub on_tree: &'a mut dyn FnMut(FileId, &SourceFile, &Parsed),
     /// Terraform text bytes whose trees are held at once while judging: a chunk of roots
     /// with the modules they call ([`CHUNK_BYTES`] by default; 0 judges one root at a time).
     pub chunk: usize,
@@ -288,7 +293,7 @@ pub fn lower_with(
     let terraform_bytes: u64 = db
         .iter()
         .filter(|(_, f)| f.kind != FileKind::Yaml)
-        .map(|(_, f)| f.text.len() as u64)
+        .map(|(_, f)| f.len() as u64)
         .sum();
     let run = budget::begin(limits, terraform_bytes);
     // Origins left by an earlier run on this thread are not this run's.
@@ -383,10 +388,9 @@ pub fn lower_with(
         .collect();
     judge.all(&roots, &mut judged, &mut inv);
     // Files no judged module needed are still read for what they hold on their own.
-    let left: Vec<FileId> = folders
-        .values()
-        .flat_map(|f| &f.tf)
-        .copied()
+    let left: Vec<FileId> = db
+        .iter()
+        .map(|(id, _)| id)
         .filter(|id| {
             !judged.parsed_once[id.0 as usize]
                 && matches!(parsed[id.0 as usize].syntax, Syntax::Deferred(_))
@@ -414,6 +418,7 @@ pub fn lower_with(
     inv.origins = eval::take_instances();
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
+    inv.shrink_to_fit();
     inv
 }
 
@@ -510,7 +515,7 @@ struct Judge<'a, 'l> {
 
 impl Judge<'_, '_> {
     /// Adds the folders judging `root` reads to `into`: it and, through their calls, the
-    /// folders it calls. Returns the text bytes of the `.tf` files of those it added.
+    /// folders it calls. Returns the text bytes of the Terraform files of those it added.
     fn needs(&self, root: &str, into: &mut std::collections::BTreeSet<String>) -> usize {
         let mut added = 0;
         let mut todo = vec![root.to_string()];
@@ -519,11 +524,12 @@ impl Judge<'_, '_> {
                 todo.extend(targets.iter().filter(|t| !into.contains(*t)).cloned());
             }
             if !into.contains(&dir) {
-                added += self.folders[&dir]
-                    .tf
-                    .iter()
-                    .map(|&id| self.db.get(id).text.len())
-                    .sum::<usize>();
+                let f = &self.folders[&dir];
+                added +=
+                    f.tf.iter()
+                        .chain(f.tfvars.iter().map(|(_, id)| id))
+                        .map(|&id| self.db.get(id).len())
+                        .sum::<usize>();
                 into.insert(dir);
             }
         }
@@ -538,13 +544,14 @@ impl Judge<'_, '_> {
         inv: &mut Inventory,
     ) -> HashMap<FileId, Parsed> {
         let trees = (self.later.parse)(ids);
-        let chunk: HashMap<FileId, Parsed> = ids.iter().copied().zip(trees).collect();
-        for &id in ids {
+        let mut chunk = HashMap::with_capacity(ids.len());
+        for (&id, (read, p)) in ids.iter().zip(trees) {
             if !std::mem::replace(&mut judged.parsed_once[id.0 as usize], true) {
-                let p = &chunk[&id];
-                file_facts(id, self.db.get(id), p, self.limits, inv);
-                (self.later.on_tree)(id, p);
+                let file = read.as_ref().unwrap_or_else(|| self.db.get(id));
+                file_facts(id, file, &p, self.limits, inv);
+                (self.later.on_tree)(id, file, &p);
             }
+            chunk.insert(id, p);
         }
         chunk
     }
@@ -561,10 +568,15 @@ impl Judge<'_, '_> {
             }
             let (chunk, after) = rest.split_at(n);
             rest = after;
+            // The chunk's `.tf` files, and the variable files of its folders.
             let ids: Vec<FileId> = dirs
                 .iter()
-                .flat_map(|d| &self.folders[d].tf)
-                .copied()
+                .flat_map(|d| {
+                    let f = &self.folders[d];
+                    f.tf.iter()
+                        .copied()
+                        .chain(f.tfvars.iter().map(|(_, id)| *id))
+                })
                 .filter(|id| matches!(self.parsed[id.0 as usize].syntax, Syntax::Deferred(_)))
                 .collect();
             let trees = self.parse(&ids, judged, inv);
@@ -624,6 +636,7 @@ pub fn lower_yaml(
 ) -> Inventory {
     let mut inv = Inventory::default();
     kubernetes::lower(id, file, docs, &mut inv);
+    inv.shrink_to_fit();
     inv
 }
 

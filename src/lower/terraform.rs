@@ -769,7 +769,7 @@ impl<'a> Block<'a> {
         let span = self.expr_span(expr);
         let value = self.scope.eval(expr);
         if value.is_none() && budget::spent() {
-            budget::record_spent(self.file, span.range.clone());
+            budget::record_spent(self.file, span.range());
         }
         match value {
             // `attr = null` means "not set" in Terraform.
@@ -1547,7 +1547,7 @@ module "eks" {
         let cpu = groups[1].1.clone().with_defaults(defaults);
         assert_eq!(cpu.u64("min_size").known(), Some(&0));
         // A literal entry points at its key.
-        assert_eq!(&main.to_string()[gpu.header.range.clone()], "gpu");
+        assert_eq!(&main.to_string()[gpu.header.range()], "gpu");
         let computed = call.block.entries("computed").known().unwrap().clone();
         assert_eq!(computed[0].1.u64("min_size").known(), Some(&2));
         let list = call.block.blocks("list").known().unwrap().clone();

@@ -169,7 +169,7 @@ pub fn parse(file: &SourceFile) -> Parsed {
 pub fn parse_with(file: &SourceFile, limits: &Limits) -> Parsed {
     let mut parsed = parse_by_kind(file, limits);
     if let Some(e) = &mut parsed.error {
-        e.offset = visible_offset(&file.text, e.offset);
+        e.offset = visible_offset(file.text(), e.offset);
     }
     parsed
 }
@@ -186,7 +186,7 @@ fn visible_offset(text: &str, offset: usize) -> usize {
 fn parse_by_kind(file: &SourceFile, limits: &Limits) -> Parsed {
     let json = file.name.to_ascii_lowercase().ends_with(".json");
     match file.kind {
-        FileKind::Terraform | FileKind::TfVars if !json => match hcl::parse(&file.text) {
+        FileKind::Terraform | FileKind::TfVars if !json => match hcl::parse(file.text()) {
             Ok(body) => Parsed {
                 syntax: Syntax::Hcl(body),
                 error: None,
@@ -217,7 +217,7 @@ fn from_json(
     file: &SourceFile,
     convert: fn(&json::Node) -> Result<(String, json::Remap), SyntaxError>,
 ) -> Parsed {
-    let generated = json::parse(&file.text).and_then(|root| convert(&root));
+    let generated = json::parse(file.text()).and_then(|root| convert(&root));
     match generated {
         Ok((text, remap)) => match hcl::parse(&text) {
             Ok(body) => Parsed {

@@ -243,7 +243,7 @@ pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
         .error
         .as_ref()
         .is_some_and(|e| e.message.contains("valid YAML whitespace"))
-        && let Some(spaced) = space_tabs_after_colons(&file.text)
+        && let Some(spaced) = space_tabs_after_colons(file.text())
     {
         let spaced = SourceFile::new(file.name.clone(), None, file.kind, spaced.into(), false);
         let retry = parse_with(&spaced, limits);
@@ -258,7 +258,7 @@ pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
         .error
         .as_ref()
         .is_some_and(|e| e.message.contains("indentation"))
-        && let Some(flat) = flatten_flow(&file.text)
+        && let Some(flat) = flatten_flow(file.text())
     {
         let flat = SourceFile::new(file.name.clone(), None, file.kind, flat.into(), false);
         let retry = parse_text(&flat, limits);
@@ -277,7 +277,7 @@ pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
 /// can only hold as much as the file it sits in.
 pub fn parse_embedded(file: &SourceFile, node: &YamlNode) -> Option<YamlNode> {
     // The node's span starts at its text: its line must follow a header ending in `|`.
-    let text = &file.text;
+    let text = file.text();
     let before = text.get(..node.span.start)?;
     let start = before.rfind('\n')? + 1;
     if !before[start..].bytes().all(|b| b == b' ') || node.as_str().is_none() {
@@ -291,7 +291,7 @@ pub fn parse_embedded(file: &SourceFile, node: &YamlNode) -> Option<YamlNode> {
     {
         return None;
     }
-    let root = parse_at(file, file.text.get(start..node.span.end)?, start)
+    let root = parse_at(file, file.text().get(start..node.span.end)?, start)
         .into_iter()
         .next()?;
     (!matches!(root.value, YamlValue::Scalar(_))).then_some(root)
@@ -470,7 +470,7 @@ fn may_hold_alias(text: &str) -> bool {
 fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
     // A suppression in an unread document is still reported when it hides nothing: such
     // a file is read whole.
-    let unread_kinds = if file.text.contains("gpulint") {
+    let unread_kinds = if file.text().contains("gpulint") {
         &[]
     } else {
         crate::catalog::catalog().kubernetes.unread_kinds.as_slice()
@@ -496,7 +496,7 @@ fn parse_kinds(file: &SourceFile, limits: &Limits, unread_kinds: &[String]) -> (
         file,
         stack: Vec::new(),
         anchors: HashMap::new(),
-        keep_anchors: may_hold_alias(&file.text),
+        keep_anchors: may_hold_alias(file.text()),
         nodes: 0,
         max_nodes: limits.count(Limit::YamlNodes),
         alias_nodes: 0,
@@ -508,7 +508,7 @@ fn parse_kinds(file: &SourceFile, limits: &Limits, unread_kinds: &[String]) -> (
         docs: Vec::new(),
         limits: Vec::new(),
     };
-    let mut parser = Parser::new_from_str(&file.text);
+    let mut parser = Parser::new_from_str(file.text());
     let error = loop {
         match parser.next_event() {
             None | Some(Ok((Event::StreamEnd, _))) => break None,
@@ -740,7 +740,7 @@ impl Loader<'_> {
 
     /// Block collections end at the next token; pull the end back over trailing blanks.
     fn trimmed_end(&self, end: usize) -> usize {
-        let text = self.file.text.as_bytes();
+        let text = self.file.text().as_bytes();
         let mut e = end.min(text.len());
         while e > 0 && text[e - 1].is_ascii_whitespace() {
             e -= 1;
@@ -856,7 +856,7 @@ mod tests {
         let (f, s) = load(text);
         assert!(s.error.is_none(), "{:?}", s.error);
         let r = s.docs[0].root.path(&["spec", "replicas"]).unwrap();
-        assert_eq!((r.as_u64(), &f.text[r.span.clone()]), (Some(3), "3"));
+        assert_eq!((r.as_u64(), &f.text()[r.span.clone()]), (Some(3), "3"));
         // A tab inside a quoted value is the value's.
         let n = s.docs[0].root.path(&["spec", "name"]).unwrap();
         assert_eq!(n.as_str(), Some("a:\tb"));
@@ -888,7 +888,7 @@ mod tests {
             .root
             .path(&["spec", "limits", "nvidia.com/gpu"])
             .unwrap();
-        assert_eq!(&f.text[v.span.clone()], "2");
+        assert_eq!(&f.text()[v.span.clone()], "2");
         assert_eq!(f.line_col(v.span.start), (4, 21));
     }
 
@@ -920,7 +920,7 @@ mod tests {
         );
         assert!(config.get("data").is_none(), "{config:?}");
         assert_eq!(
-            &f.text[config.span.clone()],
+            &f.text()[config.span.clone()],
             "apiVersion: v1\nkind: ConfigMap\ndata:\n  a: b"
         );
         assert!(s.docs[1].root.path(&["spec", "x"]).is_some());
@@ -1067,7 +1067,7 @@ mod tests {
     fn markers_after_a_lone_cr_and_long_non_ascii_lines_are_bytes() {
         let (f, s) = load("a: 1\rb:\r  c: 2\r");
         let c = s.docs[0].root.path(&["b", "c"]).unwrap();
-        assert_eq!(&f.text[c.span.clone()], "2");
+        assert_eq!(&f.text()[c.span.clone()], "2");
         assert_eq!(f.line_col(c.span.start), (3, 6));
         let text = format!(
             "{{{}}}\n",
@@ -1078,7 +1078,7 @@ mod tests {
         );
         let (f, s) = load(&text);
         let v = s.docs[0].root.get("ключ1999").unwrap();
-        assert_eq!(&f.text[v.span.clone()], "\"é\"");
+        assert_eq!(&f.text()[v.span.clone()], "\"é\"");
     }
 
     #[test]
@@ -1089,7 +1089,7 @@ mod tests {
         assert!(s.error.is_none(), "{:?}", s.error);
         let doc = &s.docs[0].root;
         let next = doc.get("profile").and_then(|p| p.get("next")).unwrap();
-        assert_eq!(&f.text[next.span.clone()], "1");
+        assert_eq!(&f.text()[next.span.clone()], "1");
     }
 
     #[test]

@@ -119,7 +119,7 @@ impl OddLines {
             (0..file.line_count())
                 .filter(|&l| {
                     let (start, end, _) = content(file, l);
-                    let text = &file.text[start..end];
+                    let text = &file.text()[start..end];
                     text.len() > LONG_LINE || text.chars().any(|c| c != '\t' && is_unsafe(c))
                 })
                 .collect()
@@ -133,7 +133,7 @@ impl OddLines {
 /// A CR is part of the break only right before the LF.
 fn content(file: &SourceFile, line: usize) -> (usize, usize, usize) {
     let (start, end) = (file.line_start(line), file.line_end(line));
-    let text = &file.text.as_bytes()[start..end];
+    let text = &file.text().as_bytes()[start..end];
     let brk = if text.ends_with(b"\r\n") {
         2
     } else {
@@ -330,7 +330,7 @@ impl SourceCode for Source<'_> {
 /// The runs of lines (0-based, inclusive) a snippet may show: each label's lines with one
 /// line of context either side, runs that touch joined.
 fn blocks(file: &SourceFile, spans: &[Span<'_>]) -> Vec<std::ops::RangeInclusive<usize>> {
-    let len = file.text.len();
+    let len = file.text().len();
     let mut runs: Vec<(usize, usize)> = spans
         .iter()
         .map(|(s, _, _)| {
@@ -393,8 +393,8 @@ impl ShownLines {
         blocks: &[std::ops::RangeInclusive<usize>],
         spans: &[Span<'_>],
     ) -> Self {
-        let src = &*file.text;
-        let clamp = |o: usize| floor(&file.text, o.min(src.len()));
+        let src = file.text();
+        let clamp = |o: usize| floor(file.text(), o.min(src.len()));
         let mut text = String::new();
         let mut lines = Vec::new();
         let mut run_ends = Vec::new();
@@ -410,7 +410,7 @@ impl ShownLines {
                         if (start..=end).contains(&s) {
                             Some(s)
                         } else if (start..=end).contains(&e) && s < start {
-                            Some(start.max(floor(&file.text, e.saturating_sub(1))))
+                            Some(start.max(floor(file.text(), e.saturating_sub(1))))
                         } else {
                             None
                         }
@@ -471,8 +471,8 @@ impl ShownLines {
     /// Where file offset `o` is shown. An offset cut away is shown at the ellipsis: a start
     /// at its left edge, an end at its right, so a label cut on both sides spans the window.
     fn map(&self, file: &SourceFile, o: usize, start: bool) -> usize {
-        let src = &*file.text;
-        let o = floor(&file.text, o.min(src.len()));
+        let src = file.text();
+        let o = floor(file.text(), o.min(src.len()));
         let i = self
             .lines
             .partition_point(|l| l.brk_end <= o && l.brk_end < src.len());
@@ -620,7 +620,7 @@ impl SourceCode for IndexedSource<'_> {
         context_lines_after: usize,
     ) -> Result<Box<dyn SpanContents<'b> + 'b>, MietteError> {
         let file = self.file;
-        let text = file.text.as_bytes();
+        let text = file.text().as_bytes();
         let start = span.offset();
         let end = start + span.len();
         if end > text.len() {

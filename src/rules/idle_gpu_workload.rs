@@ -343,8 +343,8 @@ fn forever_wait(argv: &[(String, Span)]) -> Option<(String, Span)> {
     let (Tok::Word(_, first), Tok::Word(_, last)) = (wait[0], wait[wait.len() - 1]) else {
         return None;
     };
-    let span = if first.file == last.file && first.range.start <= last.range.end {
-        Span::new(first.file, first.range.start..last.range.end)
+    let span = if first.file == last.file && first.range().start <= last.range().end {
+        Span::new(first.file, first.range().start..last.range().end)
     } else {
         last.clone()
     };
@@ -622,7 +622,7 @@ mod tests {
             some("tail -F /dev/null")
         );
         let (_, span) = forever_wait(&argv(&["sleep", "infinity"])).unwrap();
-        assert_eq!(span.range, 0..15, "from `sleep` to its operand");
+        assert_eq!(span.range(), 0..15, "from `sleep` to its operand");
     }
 
     #[test]

@@ -149,7 +149,7 @@ impl<'a> RuleContext<'a> {
     }
 
     pub fn report(&mut self, r: Report) {
-        let label = |(span, text): (Span, String)| Label::new(span.file, Some(span.range), text);
+        let label = |(span, text): (Span, String)| Label::new(span.file, Some(span.range()), text);
         self.findings.push(Finding {
             rule: self.id,
             severity: self.severity,
@@ -197,18 +197,20 @@ pub fn add_related(model: &Inventory, db: &crate::source::SourceDb, findings: &m
     for f in findings {
         let mut related: Vec<Label> = Vec::new();
         for l in std::iter::once(&f.primary).chain(&f.secondary) {
+            // Only a file of a module instance is read: a large run reads again just those.
+            let Some(in_file) = by_file.get(&l.file) else {
+                continue;
+            };
             let Some(name) = l
                 .span
                 .as_ref()
-                .and_then(|r| db.get(l.file).text.get(r.clone()))
+                .and_then(|r| db.get(l.file).text().get(r.clone()))
                 .and_then(variable_read)
             else {
                 continue;
             };
-            let instances: Vec<&crate::model::Instance> = by_file
-                .get(&l.file)
-                .into_iter()
-                .flatten()
+            let instances: Vec<&crate::model::Instance> = in_file
+                .iter()
                 .copied()
                 .filter(|i| f.subject.starts_with(&i.prefix))
                 .collect();
@@ -228,7 +230,7 @@ pub fn add_related(model: &Inventory, db: &crate::source::SourceDb, findings: &m
             }
             let [rs] = found[..] else { continue };
             for r in rs {
-                let label = Label::new(r.span.file, Some(r.span.range.clone()), r.message.clone());
+                let label = Label::new(r.span.file, Some(r.span.range()), r.message.clone());
                 let is_primary = label.file == f.primary.file && label.span == f.primary.span;
                 if !is_primary && !related.contains(&label) {
                     related.push(label);

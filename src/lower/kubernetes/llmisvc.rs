@@ -43,7 +43,12 @@ pub(super) fn lower(
             replicas.clone(),
             annotations,
         );
-        leader.serving = Some(serving(&leader, model.as_ref(), &par, worker.is_none()));
+        leader.serving = Some(Box::new(serving(
+            &leader,
+            model.as_ref(),
+            &par,
+            worker.is_none(),
+        )));
         if let Some(worker) = worker {
             let mut w = pod(
                 file,
@@ -56,7 +61,7 @@ pub(super) fn lower(
             if let (Value::Known(r, _), Some(Value::Known(n, sp))) = (&replicas, &size) {
                 w.replicas = Value::Known(r.saturating_mul(n.saturating_sub(1)), sp.clone());
             }
-            w.serving = Some(serving(&w, model.as_ref(), &par, false));
+            w.serving = Some(Box::new(serving(&w, model.as_ref(), &par, false)));
             if let Some(Value::Known(n, sp)) = &size
                 && *n > 1
                 && group.is_none()

@@ -371,7 +371,7 @@ fn find_pods<'a>(
                 );
                 p.containers.push(container(file, model));
                 p.gpus = gpus_of(file, model.get("resources"));
-                p.serving = serving(file, &p.containers, annotations);
+                p.serving = serving(file, &p.containers, annotations).map(Box::new);
                 out.push(p);
                 return;
             }

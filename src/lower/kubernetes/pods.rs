@@ -73,7 +73,7 @@ pub(super) fn pod(
             })
             .collect(),
         selection,
-        serving,
+        serving: serving.map(Box::new),
         launcher,
         scaling: None,
         landing: Vec::new(),
@@ -141,10 +141,10 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
         };
         // A preset's precision and engine settings are Kaito's own, chosen for the
         // instance types it supports: its model is not sized here.
-        p.serving = Some(Serving {
+        p.serving = Some(Box::new(Serving {
             tp,
             ..Serving::bare(Engine::Other("Kaito"), span(file, obj))
-        });
+        }));
     }
     Some(p)
 }

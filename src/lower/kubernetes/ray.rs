@@ -53,7 +53,7 @@ fn scaling(file: FileId, cluster: &YamlNode, pods: &mut [PodShape]) {
         .map(|n| span(file, n));
     let mut set = |template_spec: Option<&YamlNode>, s: GroupScaling| {
         let Some(spec) = template_spec else { return };
-        if let Some(p) = pods.iter_mut().find(|p| p.span.range == spec.span) {
+        if let Some(p) = pods.iter_mut().find(|p| p.span.range() == spec.span) {
             p.scaling = Some(s);
         }
     };
@@ -123,7 +123,7 @@ fn serve_llm(file: FileId, source: &SourceFile, config: &YamlNode, pods: &mut [P
     let pp = number(text(kw("pipeline_parallel_size")), u);
     let max_model_len = number(text(kw("max_model_len")), u);
     let gpu_memory_utilization = number(text(kw("gpu_memory_utilization")), u);
-    pod.serving = Some(Serving {
+    pod.serving = Some(Box::new(Serving {
         model,
         precision: text(kw("dtype")),
         quantization: text(kw("quantization")),
@@ -134,7 +134,7 @@ fn serve_llm(file: FileId, source: &SourceFile, config: &YamlNode, pods: &mut [P
         gpu_memory_utilization,
         unknown,
         ..Serving::bare(Engine::Vllm, at(llm))
-    });
+    }));
 }
 
 /// Whether a RayJob deletes its cluster when the job is done: `shutdownAfterJobFinishes:
