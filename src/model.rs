@@ -4,6 +4,7 @@
 //! value gpulint could not evaluate is [`Value::Unknown`]: rules never guess from it.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::catalog::{Confidence, Fabric, Gpu, Interconnect};
 use crate::source::FileId;
@@ -134,7 +135,7 @@ pub struct Instance {
     pub prefix: String,
     pub files: Vec<crate::source::FileId>,
     /// By variable name, most direct first.
-    pub vars: std::sync::Arc<std::collections::HashMap<String, std::sync::Arc<[Related]>>>,
+    pub vars: std::sync::Arc<std::collections::HashMap<Arc<str>, Arc<[Related]>>>,
 }
 
 /// A place that decides a value read elsewhere: the tfvars line, the module call argument
@@ -142,7 +143,9 @@ pub struct Instance {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Related {
     pub span: Span,
-    pub message: String,
+    /// Shared by every place that says the same (`the default of `var.region``): a run
+    /// holds one for each variable of each module instance.
+    pub message: Arc<str>,
 }
 
 /// A limit hit in one file (a YAML document over its node limit) or one Terraform module

@@ -174,7 +174,7 @@ impl SourceFile {
             return;
         }
         self.text = Arc::from("");
-        self.line_starts = vec![0];
+        self.line_starts = Vec::new();
         self.ascii = true;
         self.checkpoints = Vec::new();
         self.loaded = false;
@@ -220,9 +220,10 @@ impl SourceFile {
 
     /// 0-based line index of a byte offset.
     pub fn line_index(&self, byte: usize) -> usize {
+        // An unloaded file has no line index: everything is on its first line.
         match self.line_starts.binary_search(&byte) {
             Ok(i) => i,
-            Err(i) => i - 1,
+            Err(i) => i.saturating_sub(1),
         }
     }
 
@@ -250,7 +251,7 @@ impl SourceFile {
     pub fn line_col(&self, byte: usize) -> (usize, usize) {
         let byte = self.floor_char_boundary(byte.min(self.text.len()));
         let line = self.line_index(byte);
-        let start = self.line_starts[line];
+        let start = self.line_start(line);
         let col = self.chars_before(byte) - self.chars_before(start);
         (line + 1, col + 1)
     }

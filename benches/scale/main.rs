@@ -29,7 +29,6 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use gpulint::lint::{Options, lint, parse_only};
-use gpulint::source::FileKind;
 
 const GPULINT: &str = env!("CARGO_BIN_EXE_gpulint");
 
@@ -242,27 +241,17 @@ fn peak_rss_kb() -> u64 {
         .unwrap_or(0)
 }
 
-/// Bytes of the files a run over `dir` reads (a folder's `.json` is not read unless named).
+/// Bytes of the files a run over `dir` reads, found as a run finds them: a Helm chart's
+/// templates, a folder's `.json` and links out of the folder are not read.
 fn tree_bytes(dir: &Path) -> u64 {
-    walk(dir)
-        .iter()
-        .filter(|p| FileKind::from_path(p).is_some_and(|k| k != FileKind::Plan))
-        .filter_map(|p| std::fs::metadata(p).ok())
-        .map(|m| m.len())
-        .sum()
-}
-
-fn walk(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(walk(&path));
-        } else {
-            out.push(path);
-        }
-    }
-    out
+    gpulint::discover::discover(&[dir.to_path_buf()], None, None, false).map_or(0, |found| {
+        found
+            .inputs
+            .iter()
+            .filter_map(|i| std::fs::metadata(i.path.as_ref()?).ok())
+            .map(|m| m.len())
+            .sum()
+    })
 }
 
 fn median(mut times: Vec<Duration>) -> Duration {

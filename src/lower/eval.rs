@@ -27,6 +27,23 @@ use crate::model::{Instance, Related};
 thread_local! {
     /// The module instances lowered on this thread, with where their variables were set.
     static INSTANCES: std::cell::RefCell<Vec<Instance>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Names and messages of the origins lowered on this thread, each held once: the same
+    /// variable names recur in every root of a monorepo.
+    static WORDS: std::cell::RefCell<HashSet<Arc<str>>> = std::cell::RefCell::default();
+}
+
+/// `s`, shared with every equal string of this thread's run ([`take_instances`] forgets
+/// them).
+pub fn intern(s: &str) -> Arc<str> {
+    WORDS.with(|w| {
+        let mut w = w.borrow_mut();
+        if let Some(held) = w.get(s) {
+            return Arc::clone(held);
+        }
+        let held: Arc<str> = Arc::from(s);
+        w.insert(Arc::clone(&held));
+        held
+    })
 }
 
 /// Records a module instance and where its variables were set (nothing when none was).
@@ -38,6 +55,7 @@ pub fn record_instance(instance: Instance) {
 
 /// The instances recorded on this thread since the last call.
 pub fn take_instances() -> Vec<Instance> {
+    WORDS.with(|w| w.borrow_mut().clear());
     INSTANCES.with(|i| std::mem::take(&mut *i.borrow_mut()))
 }
 
@@ -50,7 +68,7 @@ pub struct Scope {
     /// inside `try`, which would otherwise take its fallback.
     unknown: Rc<HashSet<String>>,
     /// Where each variable's value was set (`gpu_min`: the tfvars line), most direct first.
-    origins: Arc<HashMap<String, Arc<[Related]>>>,
+    origins: Arc<HashMap<Arc<str>, Arc<[Related]>>>,
 }
 
 thread_local! {
@@ -255,8 +273,8 @@ impl Scope {
     /// Sets where each variable's value was set, and gives it back to be recorded.
     pub fn set_origins(
         &mut self,
-        origins: HashMap<String, Vec<Related>>,
-    ) -> Arc<HashMap<String, Arc<[Related]>>> {
+        origins: HashMap<Arc<str>, Vec<Related>>,
+    ) -> Arc<HashMap<Arc<str>, Arc<[Related]>>> {
         self.origins = Arc::new(
             origins
                 .into_iter()

@@ -221,7 +221,7 @@ fn lower_module(
                 };
                 let set = call
                     .block
-                    .origins(&n, format!("passed to `{}` as `{n}`", call.path));
+                    .origins(&n, &format!("passed to `{}` as `{n}`", call.path));
                 (n, input, set)
             })
             .collect();

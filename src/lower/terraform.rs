@@ -11,12 +11,14 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::ops::Range;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use hcl_edit::expr::{Expression, Object, ObjectKey, TraversalOperator};
 use hcl_edit::structure::{Block as EditBlock, Body, Structure};
 use hcl_edit::visit::{Visit, visit_expr};
 use hcl_edit::{Ident, Span as _};
 
+use super::eval::intern;
 use super::{budget, intent};
 use crate::limits::Limit;
 use crate::model::{Inferred, Related, Role, Span, Value};
@@ -128,7 +130,7 @@ impl<'a> Module<'a> {
                 );
                 let set = Related {
                     span: at,
-                    message: format!("`var.{name}` is set here"),
+                    message: intern(&format!("`var.{name}` is set here")),
                 };
                 inputs.push((name, v, vec![set]));
             }
@@ -149,7 +151,7 @@ impl<'a> Module<'a> {
         // Declared variables, whether each takes `null` from a caller as "use the default"
         // (`nullable = false`), and their type.
         let mut declared: Vec<(String, bool, Option<&Expression>)> = Vec::new();
-        let mut origins: HashMap<String, Vec<Related>> = HashMap::new();
+        let mut origins: HashMap<Arc<str>, Vec<Related>> = HashMap::new();
         for (file, block) in files
             .iter()
             .flat_map(|f| f.body.get_blocks("variable").map(move |b| (*f, b)))
@@ -166,10 +168,10 @@ impl<'a> Module<'a> {
                         let at =
                             Span::new(file.id, in_file(file.remap, d.span().unwrap_or_default()));
                         origins.insert(
-                            name.clone(),
+                            intern(&name),
                             vec![Related {
                                 span: at,
-                                message: format!("the default of `var.{name}`"),
+                                message: intern(&format!("the default of `var.{name}`")),
                             }],
                         );
                     }
@@ -194,7 +196,7 @@ impl<'a> Module<'a> {
                 Input::Known(hcl::Value::Null) if not_nullable => {}
                 Input::Known(v) => {
                     unknown.remove(&format!("var.{name}"));
-                    origins.insert(name.clone(), set);
+                    origins.insert(intern(&name), set);
                     vars.insert(name, v);
                 }
                 Input::Unknown => {
@@ -806,7 +808,7 @@ impl<'a> Block<'a> {
 
     /// Where the value of `key` was set: this attribute, then, when it is a variable, where
     /// that variable's value was set. `message` says what the attribute does with it.
-    pub fn origins(&self, key: &str, message: String) -> Vec<Related> {
+    pub fn origins(&self, key: &str, message: &str) -> Vec<Related> {
         let Some(owner) = self.owner(key) else {
             return Vec::new();
         };
@@ -815,7 +817,7 @@ impl<'a> Block<'a> {
         };
         let mut out = vec![Related {
             span: owner.expr_span(e),
-            message,
+            message: intern(message),
         }];
         out.extend(
             owner

@@ -22,7 +22,7 @@ pub struct SyntaxError {
 /// A file's syntax: what parsed, and the error that stopped the rest.
 #[derive(Debug)]
 pub enum Syntax {
-    Hcl(Body),
+    Hcl(Box<Body>),
     Yaml(Vec<yaml::YamlDoc>),
     /// A Terraform file read but not held as a tree: lowering parses it when it judges the
     /// root module that needs it, and drops the tree after. Holds the local and registry
@@ -188,7 +188,7 @@ fn parse_by_kind(file: &SourceFile, limits: &Limits) -> Parsed {
     match file.kind {
         FileKind::Terraform | FileKind::TfVars if !json => match hcl::parse(file.text()) {
             Ok(body) => Parsed {
-                syntax: Syntax::Hcl(body),
+                syntax: Syntax::Hcl(Box::new(body)),
                 error: None,
                 remap: None,
                 unread: false,
@@ -221,7 +221,7 @@ fn from_json(
     match generated {
         Ok((text, remap)) => match hcl::parse(&text) {
             Ok(body) => Parsed {
-                syntax: Syntax::Hcl(body),
+                syntax: Syntax::Hcl(Box::new(body)),
                 error: None,
                 remap: Some(remap),
                 unread: false,

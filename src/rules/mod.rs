@@ -230,7 +230,7 @@ pub fn add_related(model: &Inventory, db: &crate::source::SourceDb, findings: &m
             }
             let [rs] = found[..] else { continue };
             for r in rs {
-                let label = Label::new(r.span.file, Some(r.span.range()), r.message.clone());
+                let label = Label::new(r.span.file, Some(r.span.range()), r.message.to_string());
                 let is_primary = label.file == f.primary.file && label.span == f.primary.span;
                 if !is_primary && !related.contains(&label) {
                     related.push(label);
