@@ -189,7 +189,7 @@ pub struct Scale<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Zones<'a> {
-    Listed(&'a [String]),
+    Listed(&'a [crate::model::Str]),
     /// Every zone of this region.
     Region(&'a str),
 }
@@ -305,7 +305,7 @@ pub struct FabricSignal<'a> {
 #[derive(Serialize)]
 pub struct Requirement<'a> {
     pub key: &'a str,
-    pub values: &'a [String],
+    pub values: &'a [crate::model::Str],
     #[serde(flatten)]
     pub at: At<'a>,
 }
@@ -315,9 +315,9 @@ pub struct Requirement<'a> {
 pub struct Selection<'a> {
     /// Catalog GPU ids.
     pub gpus: Option<Field<'a, Vec<&'static str>>>,
-    pub instance_types: Option<Field<'a, &'a [String]>>,
+    pub instance_types: Option<Field<'a, &'a [crate::model::Str]>>,
     pub market: Option<Field<'a, &'static str>>,
-    pub zones: Option<Field<'a, &'a [String]>>,
+    pub zones: Option<Field<'a, &'a [crate::model::Str]>>,
 }
 
 #[derive(Serialize)]
@@ -661,8 +661,8 @@ impl<'a> Cx<'a> {
             image: c.image.as_deref(),
             argv: c.argv.iter().map(|(word, _)| word.as_str()).collect(),
             gpus: self.value(&c.gpus, gpu_request),
-            cpu_request: self.value(&c.cpu_request, String::as_str),
-            memory_request: self.value(&c.memory_request, String::as_str),
+            cpu_request: self.value(&c.cpu_request, model::Str::as_str),
+            memory_request: self.value(&c.memory_request, model::Str::as_str),
             mounts: c
                 .mounts
                 .iter()

@@ -9,6 +9,10 @@ use std::sync::Arc;
 use crate::catalog::{Confidence, Fabric, Gpu, Interconnect};
 use crate::source::FileId;
 
+/// A string of the model: up to 24 bytes are held inline, without an allocation of
+/// their own (names, label keys and values, images, arguments).
+pub type Str = compact_str::CompactString;
+
 /// A byte range in one file. Twelve bytes, not twenty-four: a large run holds a span for
 /// every value of every object. A file is at most [`MAX_OFFSET`] bytes, which every
 /// offset fits.
@@ -197,7 +201,7 @@ pub struct Capacity {
     pub reserved: Option<Span>,
     pub role: Inferred<Role>,
     /// Node labels a pool puts on its nodes (for Kubernetes scheduling).
-    pub labels: Vec<(String, String, Span)>,
+    pub labels: Vec<(Str, Str, Span)>,
     /// Taints a pool puts on its nodes.
     pub taints: Vec<Taint>,
     /// The workloads (by index) with pods that can land on it, once pods are linked.
@@ -360,12 +364,17 @@ pub struct Scale {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Zones {
     /// These zones.
-    Listed(Vec<String>),
+    Listed(Vec<Str>),
     /// Every zone of a region (a regional GKE pool without `node_locations`).
     Region(String),
 }
 
 impl Zones {
+    /// These zones, as written.
+    pub fn of(zones: Vec<String>) -> Self {
+        Zones::Listed(zones.into_iter().map(Str::from).collect())
+    }
+
     /// More than one zone.
     pub fn is_multi(&self) -> bool {
         match self {
@@ -429,7 +438,7 @@ pub enum Placement {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Machine {
     /// The type as written: `p5.48xlarge`, `n1-standard-8`, `Standard_ND96isr_H100_v5`.
-    pub name: String,
+    pub name: Str,
     /// `None` when the machine has no GPU.
     pub gpus: Option<GpuSet>,
     /// The fastest network between machines of this type (catalog), when known.
@@ -611,8 +620,8 @@ impl Signal {
 pub struct Workload {
     /// `Deployment/vllm` or `Deployment/vllm (namespace ml)`.
     pub subject: String,
-    pub kind: String,
-    pub name: Option<String>,
+    pub kind: Str,
+    pub name: Option<Str>,
     /// The object, from its first key to its last value.
     pub span: Span,
     pub role: Inferred<Role>,
@@ -653,7 +662,7 @@ impl std::fmt::Display for Spread {
 #[derive(Clone, Debug)]
 pub struct PodShape {
     /// The replica group: `template`, `Master`, `Worker`.
-    pub group: String,
+    pub group: Str,
     /// The pod spec (`spec.template.spec` or the Pod's `spec`).
     pub span: Span,
     /// Pods in the group. `Absent` for a DaemonSet (one per node). `Unknown`: written
@@ -669,7 +678,7 @@ pub struct PodShape {
     pub volumes: Vec<Volume>,
     pub containers: Vec<Container>,
     /// `topologySpreadConstraints` topology keys.
-    pub spread: Vec<(String, Span)>,
+    pub spread: Vec<(Str, Span)>,
     /// What the requirements say through the catalog's Kubernetes vocabularies.
     pub selection: Selection,
     /// What a serving engine in the pod is told.
@@ -746,8 +755,8 @@ pub struct Autoscale {
 /// A node label the pod requires.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Requirement {
-    pub key: String,
-    pub values: Vec<String>,
+    pub key: Str,
+    pub values: Vec<Str>,
     pub span: Span,
 }
 
@@ -755,9 +764,9 @@ pub struct Requirement {
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
     pub gpus: Option<(Vec<&'static Gpu>, Span)>,
-    pub instance_types: Option<(Vec<String>, Span)>,
+    pub instance_types: Option<(Vec<Str>, Span)>,
     pub market: Option<(Market, Span)>,
-    pub zones: Option<(Vec<String>, Span)>,
+    pub zones: Option<(Vec<Str>, Span)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -876,9 +885,9 @@ impl GpuRequest {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Toleration {
-    pub key: Option<String>,
-    pub value: Option<String>,
-    pub effect: Option<String>,
+    pub key: Option<Str>,
+    pub value: Option<Str>,
+    pub effect: Option<Str>,
     pub span: Span,
 }
 
@@ -898,9 +907,9 @@ impl Toleration {
 /// A taint a node pool puts on its nodes, effect in Kubernetes' spelling (`NoSchedule`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Taint {
-    pub key: String,
-    pub value: Option<String>,
-    pub effect: String,
+    pub key: Str,
+    pub value: Option<Str>,
+    pub effect: Str,
     pub span: Span,
 }
 
@@ -915,9 +924,9 @@ impl Taint {
             e => e,
         };
         Taint {
-            key,
-            value: value.filter(|v| !v.is_empty()),
-            effect: effect.to_string(),
+            key: key.into(),
+            value: value.filter(|v| !v.is_empty()).map(Str::from),
+            effect: effect.into(),
             span,
         }
     }
@@ -946,7 +955,7 @@ impl Taint {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Volume {
-    pub name: String,
+    pub name: Str,
     pub source: VolumeSource,
     pub span: Span,
 }
@@ -962,18 +971,18 @@ pub enum VolumeSource {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Container {
-    pub name: String,
-    pub image: Option<String>,
+    pub name: Str,
+    pub image: Option<Str>,
     /// `command` then `args`, each with its span; a shell script (`sh -c "..."`) is split
     /// into words that share the script's span.
-    pub argv: Vec<(String, Span)>,
+    pub argv: Vec<(Str, Span)>,
     /// GPUs this container asks for (the pod's [`PodShape::gpus`] sums them).
     pub gpus: Value<GpuRequest>,
     pub mounts: Vec<Mount>,
-    pub cpu_request: Value<String>,
-    pub memory_request: Value<String>,
+    pub cpu_request: Value<Str>,
+    pub memory_request: Value<Str>,
     /// Environment variables with literal values (`valueFrom` ones are left out).
-    pub env: Vec<(String, String, Span)>,
+    pub env: Vec<(Str, Str, Span)>,
     /// Declares container ports or HTTP, gRPC or TCP probes: it answers requests.
     pub listens: bool,
     pub span: Span,
@@ -985,12 +994,12 @@ impl Container {
         self.env
             .iter()
             .find(|(k, _, _)| k == name)
-            .map(|(_, v, s)| (v.clone(), s.clone()))
+            .map(|(_, v, s)| (v.to_string(), s.clone()))
     }
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Mount {
-    pub volume: String,
-    pub path: String,
+    pub volume: Str,
+    pub path: Str,
 }

@@ -193,10 +193,10 @@ impl Vocabulary {
     }
 
     /// Every catalog GPU that any of `values` names under the GPU label `key`.
-    pub fn gpus_for_values(&self, key: &str, values: &[String]) -> Vec<&'static Gpu> {
+    pub fn gpus_for_values(&self, key: &str, values: &[impl AsRef<str>]) -> Vec<&'static Gpu> {
         values
             .iter()
-            .flat_map(|v| self.gpus_for_label(key, v).unwrap_or_default())
+            .flat_map(|v| self.gpus_for_label(key, v.as_ref()).unwrap_or_default())
             .collect()
     }
 

@@ -6,7 +6,7 @@ use super::terraform::{Block, HOLE, Module, Resource, references, string_shape};
 use super::{attach_stop, instance_machine};
 use crate::model::{
     Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Stop,
-    StopKind, Value, Zones,
+    StopKind, Str, Value, Zones,
 };
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
@@ -214,7 +214,7 @@ fn subnet_zones(module: &Module<'_>, b: &Block<'_>, key: &str) -> Value<Zones> {
             _ => return Value::Unknown(span),
         }
     }
-    Value::Known(Zones::Listed(zones), span)
+    Value::Known(Zones::of(zones), span)
 }
 
 fn one(b: &Block<'_>, key: &str, provider: Provider) -> Value<Vec<Machine>> {
@@ -241,7 +241,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     };
     c.scale = Scale::fixed(Value::Known(1, r.header()));
     c.zones = match b.str("availability_zone") {
-        Value::Known(z, s) => Value::Known(Zones::Listed(vec![z]), s),
+        Value::Known(z, s) => Value::Known(Zones::Listed(vec![z.into()]), s),
         Value::Unknown(s) => Value::Unknown(s),
         Value::Absent => subnet_zones(module, b, "subnet_id"),
     };
@@ -358,7 +358,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         ..Scale::default()
     };
     c.zones = match subnet_zones(module, b, "vpc_zone_identifier") {
-        Value::Absent => b.string_list("availability_zones").map(Zones::Listed),
+        Value::Absent => b.string_list("availability_zones").map(Zones::of),
         z => z,
     };
     c.placement = match placement_group(module, b, "placement_group") {
@@ -371,7 +371,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         .and_then(|t| t.reserved.clone())
         .or_else(|| reserved_market(&c.market));
     // ASG tags are `tag { key, value }` blocks.
-    let tags: Vec<(String, String, Span)> = b
+    let tags: Vec<(Str, Str, Span)> = b
         .blocks("tag")
         .known()
         .map(|ts| {
@@ -379,8 +379,8 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
                 .filter_map(|t| {
                     let v = t.str("value");
                     Some((
-                        t.str("key").known()?.clone(),
-                        v.known()?.clone(),
+                        t.str("key").known()?.as_str().into(),
+                        v.known()?.as_str().into(),
                         v.span()?.clone(),
                     ))
                 })
@@ -449,11 +449,11 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     // Labels EKS puts on every node of the group.
     if let Value::Known(name, s) = b.str("node_group_name") {
         c.labels
-            .push(("eks.amazonaws.com/nodegroup".into(), name, s));
+            .push(("eks.amazonaws.com/nodegroup".into(), name.into(), s));
     }
     if let Value::Known(t, s) = b.str("capacity_type") {
         c.labels
-            .push(("eks.amazonaws.com/capacityType".into(), t, s));
+            .push(("eks.amazonaws.com/capacityType".into(), t.into(), s));
     }
     c
 }
@@ -478,7 +478,9 @@ fn reservation(r: &Resource<'_>) -> Capacity {
     c.machines = one(b, "instance_type", Provider::Aws);
     let count = b.u64("instance_count");
     c.scale = Scale::fixed(count);
-    c.zones = b.str("availability_zone").map(|z| Zones::Listed(vec![z]));
+    c.zones = b
+        .str("availability_zone")
+        .map(|z| Zones::Listed(vec![z.into()]));
     c.market = Value::Known(Market::Reserved, r.header());
     c.reserved = Some(r.header());
     c
@@ -498,7 +500,7 @@ fn notebook(r: &Resource<'_>) -> Capacity {
     c.machines = b.str("instance_type").map(|t| {
         let ec2 = t.strip_prefix("ml.").unwrap_or(&t);
         let mut m = instance_machine(Provider::Aws, ec2);
-        m.name.clone_from(&t);
+        m.name = t.as_str().into();
         vec![m]
     });
     if let Some(span) = b.span_of("lifecycle_config_name") {

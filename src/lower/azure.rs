@@ -6,8 +6,8 @@
 use super::terraform::{Block, Module, Resource, references};
 use super::{attach_stop, instance_machine};
 use crate::model::{
-    Capacity, CapacityKind, Inventory, Market, Placement, Provider, Scale, Span, StopKind, Value,
-    Zones,
+    Capacity, CapacityKind, Inventory, Market, Placement, Provider, Scale, Span, StopKind, Str,
+    Value, Zones,
 };
 
 const VMS: [(&str, &str); 3] = [
@@ -38,7 +38,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
                 .map(|s| vec![instance_machine(Provider::Azure, &s)]);
             c.market = priority(b, "priority");
             c.scale = Scale::fixed(Value::Known(1, r.header()));
-            c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
+            c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
             c.placement = proximity(b);
             c.reserved = b.span_of("capacity_reservation_group_id");
             c.role = r.role(&["tags"], &[]);
@@ -99,7 +99,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             let n = sku.u64("capacity");
             c.scale = Scale::fixed(n);
         }
-        c.zones = r.block.str("zone").map(|z| Zones::Listed(vec![z]));
+        c.zones = r.block.str("zone").map(|z| Zones::Listed(vec![z.into()]));
         c.market = Value::Known(Market::Reserved, r.header());
         c.reserved = Some(r.header());
         out.capacity.push(c);
@@ -124,7 +124,7 @@ fn proximity(b: &Block<'_>) -> Value<Placement> {
 }
 
 fn zones(b: &Block<'_>) -> Value<Zones> {
-    b.string_list("zones").map(Zones::Listed)
+    b.string_list("zones").map(Zones::of)
 }
 
 /// A VM scale set: InfiniBand on ND sizes is set up automatically between the VMs of one
@@ -161,7 +161,7 @@ pub(super) fn aks_pool(
     pool: &Block<'_>,
     subject: String,
     words: &[&str],
-    tags: Vec<(String, String, Span)>,
+    tags: Vec<(Str, Str, Span)>,
 ) -> Capacity {
     let header = pool.header.clone();
     let mut c = Capacity::new(
@@ -201,7 +201,8 @@ pub(super) fn aks_pool(
     let name = pool.str("name").known().cloned();
     if let Some(n) = &name {
         for key in ["kubernetes.azure.com/agentpool", "agentpool"] {
-            c.labels.push((key.into(), n.clone(), header.clone()));
+            c.labels
+                .push((key.into(), n.clone().into(), header.clone()));
         }
     }
     if c.market.known() == Some(&Market::Spot) {

@@ -8,7 +8,7 @@ use super::terraform::{Block, Module, Resource, references};
 use crate::catalog::{Confidence, Interconnect, catalog};
 use crate::model::{
     Capacity, CapacityKind, GpuSet, Inventory, Machine, Market, Placement, Provider, Scale, Span,
-    Stop, StopKind, Value, Zones,
+    Stop, StopKind, Str, Value, Zones,
 };
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
@@ -89,7 +89,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     c.market = market(&scheduling);
     if kind == CapacityKind::Instance {
         c.scale = Scale::fixed(Value::Known(1, r.header()));
-        c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
+        c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
     }
     c.reserved = specific_reservation(b);
     c.role = r.role(&["labels"], &["name"]);
@@ -157,7 +157,7 @@ fn without_attached_gpus(machine: Value<String>) -> Result<(Machine, Span), Valu
 }
 
 /// A machine type with GPUs attached to it.
-fn with_gpus(name: String, gpus: Option<GpuSet>, span: Span) -> Value<Machine> {
+fn with_gpus(name: Str, gpus: Option<GpuSet>, span: Span) -> Value<Machine> {
     Value::Known(
         Machine {
             name,
@@ -216,7 +216,7 @@ pub(super) fn pool_machine(
 /// `us-central1-a` is a zone; `us-central1` a region: as [`Zones`].
 pub(super) fn location_zones(location: &str) -> Zones {
     if is_zone(location) {
-        Zones::Listed(vec![location.to_string()])
+        Zones::Listed(vec![location.into()])
     } else {
         Zones::Region(location.to_string())
     }
@@ -324,7 +324,7 @@ fn reservation(r: &Resource<'_>) -> Capacity {
     );
     c.market = Value::Known(Market::Reserved, r.header());
     c.reserved = Some(r.header());
-    c.zones = b.str("zone").map(|z| Zones::Listed(vec![z]));
+    c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
     match b.block("specific_reservation") {
         Value::Known(spec, _) => {
             let count = spec.u64("count");
@@ -386,7 +386,7 @@ fn node_pool(
     }
     // Zones: node_locations, else the cluster's location (a zone, or a whole region).
     c.zones = match pool.string_list("node_locations") {
-        Value::Known(z, s) if !z.is_empty() => Value::Known(Zones::Listed(z), s),
+        Value::Known(z, s) if !z.is_empty() => Value::Known(Zones::of(z), s),
         Value::Known(_, s) | Value::Unknown(s) => Value::Unknown(s),
         Value::Absent => match location {
             Value::Known(l, s) => Value::Known(location_zones(l), s.clone()),
@@ -458,7 +458,7 @@ fn node_pool(
     if let Some(n) = &name {
         c.labels.push((
             "cloud.google.com/gke-nodepool".into(),
-            n.clone(),
+            n.clone().into(),
             header.clone(),
         ));
     }

@@ -95,7 +95,7 @@ pub fn from_hint(value: &str, span: Span, what: &str) -> Inferred<Role> {
 /// The role stated by a `gpulint-role` entry among tags or labels, else inferred from
 /// `names` and the entries' keys and values, pointing at `span`.
 pub fn from_entries<'a>(
-    entries: &'a [(String, String, Span)],
+    entries: &'a [(crate::model::Str, crate::model::Str, Span)],
     names: impl IntoIterator<Item = &'a str>,
     span: &Span,
 ) -> Inferred<Role> {

@@ -31,7 +31,7 @@ use terraform::{Input, Module, ResourceRef, TfFile};
 pub fn instance_machine(provider: Provider, name: &str) -> Machine {
     let row = catalog().instance(provider, name);
     Machine {
-        name: name.to_string(),
+        name: name.to_string().into(),
         gpus: row.map(|i| GpuSet {
             gpu: i.gpu,
             count: i.row.count,
@@ -653,7 +653,7 @@ enum Answer {
 fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
     let vocab = &catalog().kubernetes;
     if let Some((_, v, _)) = c.labels.iter().find(|(k, _, _)| *k == r.key) {
-        return if r.values.contains(v) {
+        return if r.values.iter().any(|x| x.as_str() == v.as_str()) {
             Answer::Yes
         } else {
             Answer::No

@@ -18,8 +18,8 @@ use super::gcp::{location_zones, pool_machine};
 use super::instance_machine;
 use super::terraform::{Block, Call};
 use crate::model::{
-    Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Value,
-    Zones,
+    Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Str,
+    Value, Zones,
 };
 
 /// Lowers a call of a module gpulint knows; any other source adds nothing.
@@ -188,15 +188,18 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
     if !self_managed {
         c.labels.push((
             "eks.amazonaws.com/nodegroup".into(),
-            name.clone(),
+            name.clone().into(),
             header.clone(),
         ));
         let ct = capacity_type
             .known()
             .cloned()
             .unwrap_or_else(|| "ON_DEMAND".into());
-        c.labels
-            .push(("eks.amazonaws.com/capacityType".into(), ct, header.clone()));
+        c.labels.push((
+            "eks.amazonaws.com/capacityType".into(),
+            ct.into(),
+            header.clone(),
+        ));
     }
     c.role = super::intent::from_entries(&entries, [key, name.as_str()], &header);
     c
@@ -208,7 +211,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
     // provider picks in `region`); a zonal one over `zones`.
     let cluster_zones = match (b.bool("regional"), b.string_list("zones"), b.str("region")) {
         (Value::Unknown(s), _, _) => Value::Unknown(s),
-        (_, Value::Known(z, s), _) if !z.is_empty() => Value::Known(Zones::Listed(z), s),
+        (_, Value::Known(z, s), _) if !z.is_empty() => Value::Known(Zones::of(z), s),
         (Value::Known(false, s), _, _) | (_, Value::Unknown(s), _) => Value::Unknown(s),
         (_, _, Value::Known(r, s)) => Value::Known(location_zones(&r), s),
         (_, _, r) => r.map(Zones::Region),
@@ -221,11 +224,12 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
         .known()
         .cloned()
         .unwrap_or_default();
-    let labels_of = |name: &str| -> Vec<(String, String, Span)> {
+    let labels_of = |name: &str| -> Vec<(Str, Str, Span)> {
         labels
             .iter()
             .filter(|(k, _)| k == "all" || k == name)
             .flat_map(|(_, block)| block_strings(block))
+            .map(|(k, v, s)| (k.into(), v.into(), s))
             .collect()
     };
     for (i, pool) in pools.iter().enumerate() {
@@ -261,7 +265,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
         };
         c.zones = match pool.str("node_locations") {
             Value::Known(z, s) if !z.trim().is_empty() => Value::Known(
-                Zones::Listed(z.split(',').map(|z| z.trim().to_string()).collect()),
+                Zones::Listed(z.split(',').map(|z| Str::from(z.trim())).collect()),
                 s,
             ),
             Value::Unknown(s) => Value::Unknown(s),
@@ -311,7 +315,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
         c.taints = gke_taints(b, &name);
         c.labels.push((
             "cloud.google.com/gke-nodepool".into(),
-            name.clone(),
+            name.clone().into(),
             header.clone(),
         ));
         c.role = super::intent::from_entries(&c.labels, [name.as_str()], &header);

@@ -21,7 +21,7 @@ use hcl_edit::{Ident, Span as _};
 use super::eval::intern;
 use super::{budget, intent};
 use crate::limits::Limit;
-use crate::model::{Inferred, Related, Role, Span, Value};
+use crate::model::{Inferred, Related, Role, Span, Str, Value};
 use crate::parse::json::Remap;
 use crate::source::FileId;
 
@@ -860,7 +860,7 @@ impl<'a> Block<'a> {
     /// A map of strings (`labels`, `tags`), each entry with the span of its value where
     /// the map is written literally. Entries that do not evaluate are left out; a map
     /// that does not evaluate at all gives nothing.
-    pub fn string_map(&self, key: &str) -> Vec<(String, String, Span)> {
+    pub fn string_map(&self, key: &str) -> Vec<(Str, Str, Span)> {
         let Some(owner) = self.owner(key) else {
             return Vec::new();
         };
@@ -870,7 +870,9 @@ impl<'a> Block<'a> {
                 .filter_map(|(k, v)| {
                     let key = owner.object_key(k)?;
                     match owner.eval(v.expr()) {
-                        Value::Known(val, span) => Some((key, scalar_string(val)?, span)),
+                        Value::Known(val, span) => {
+                            Some((key.into(), scalar_string(val)?.into(), span))
+                        }
                         _ => None,
                     }
                 })
@@ -879,7 +881,7 @@ impl<'a> Block<'a> {
         match owner.value(key) {
             Value::Known(hcl::Value::Object(map), span) => map
                 .into_iter()
-                .filter_map(|(k, v)| Some((k, scalar_string(v)?, span.clone())))
+                .filter_map(|(k, v)| Some((k.into(), scalar_string(v)?.into(), span.clone())))
                 .collect(),
             _ => Vec::new(),
         }

@@ -3,7 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta};
 use crate::finding::{Category, Severity};
-use crate::model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Value, Workload};
+use crate::model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Str, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -158,7 +158,7 @@ enum Tok<'a> {
 
 /// The argv's words with shell separators (`;`, `&`, `&&`, `|`, `||`) split off, and
 /// grouping brackets dropped. `2>&1` is a redirection, not a separator.
-fn tokens(argv: &[(String, Span)]) -> Vec<Tok<'_>> {
+fn tokens(argv: &[(Str, Span)]) -> Vec<Tok<'_>> {
     let mut out = Vec::new();
     for (word, span) in argv {
         let word = word.trim_matches(|c| matches!(c, '(' | ')' | '{' | '}'));
@@ -318,7 +318,7 @@ fn trailing_loop(t: &[Tok<'_>]) -> Option<usize> {
 /// The wait a command line ends in, if it never returns: `sleep infinity`, a sleep of a
 /// day or more, `tail -f /dev/null`, an endless loop of sleeps; also backgrounded and
 /// then waited for (`sleep infinity & wait`). Returns the wait as written and its span.
-fn forever_wait(argv: &[(String, Span)]) -> Option<(String, Span)> {
+fn forever_wait(argv: &[(Str, Span)]) -> Option<(String, Span)> {
     let toks = tokens(argv);
     let mut t = &toks[..];
     loop {
@@ -566,25 +566,25 @@ mod tests {
     use super::*;
     use crate::source::FileId;
 
-    fn argv(words: &[&str]) -> Vec<(String, Span)> {
+    fn argv(words: &[&str]) -> Vec<(Str, Span)> {
         words
             .iter()
             .enumerate()
-            .map(|(i, w)| (w.to_string(), Span::new(FileId(0), i * 10..i * 10 + 5)))
+            .map(|(i, w)| (Str::from(*w), Span::new(FileId(0), i * 10..i * 10 + 5)))
             .collect()
     }
 
     /// As the lowerer splits a `sh -c` script: words sharing one span.
-    fn script(s: &str) -> Vec<(String, Span)> {
+    fn script(s: &str) -> Vec<(Str, Span)> {
         let mut v = argv(&["sh", "-c"]);
         v.extend(
             s.split_whitespace()
-                .map(|w| (w.to_string(), Span::new(FileId(0), 100..200))),
+                .map(|w| (Str::from(w), Span::new(FileId(0), 100..200))),
         );
         v
     }
 
-    fn wait(a: &[(String, Span)]) -> Option<String> {
+    fn wait(a: &[(Str, Span)]) -> Option<String> {
         forever_wait(a).map(|(w, _)| w)
     }
 

@@ -259,7 +259,7 @@ fn variable_read(text: &str) -> Option<&str> {
 pub fn describe(m: &crate::model::Machine) -> String {
     match &m.gpus {
         Some(g) => format!("{} ({} × {})", m.name, g.count, g.gpu.name),
-        None => m.name.clone(),
+        None => m.name.to_string(),
     }
 }
 

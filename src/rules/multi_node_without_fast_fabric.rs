@@ -79,7 +79,7 @@ fn pod_machines<'a>(model: &'a Inventory, pod: &'a PodShape) -> Vec<(String, Fab
                     .map(|(m, _)| m)
                     .unwrap_or_default()
                     .into_iter()
-                    .filter_map(move |m| Some((m.name.clone(), m.fabric?, c.provider)))
+                    .filter_map(move |m| Some((m.name.to_string(), m.fabric?, c.provider)))
             })
             .collect();
     }

@@ -83,13 +83,13 @@ fn node_group(
     c.taints = taints(file, ng.get("taints"));
     c.labels.push((
         "alpha.eksctl.io/nodegroup-name".into(),
-        name.clone(),
+        name.clone().into(),
         header.clone(),
     ));
     if managed {
         c.labels.push((
             "eks.amazonaws.com/nodegroup".into(),
-            name.clone(),
+            name.clone().into(),
             header.clone(),
         ));
     }
@@ -191,7 +191,7 @@ fn zones(file: FileId, z: Option<&YamlNode>) -> Value<Zones> {
             .map(|n| n.as_str().map(str::to_string))
             .collect::<Option<Vec<_>>>()
     }) {
-        Some(list) if !list.is_empty() => Value::Known(Zones::Listed(list), span(file, z)),
+        Some(list) if !list.is_empty() => Value::Known(Zones::of(list), span(file, z)),
         _ => Value::Unknown(span(file, z)),
     }
 }

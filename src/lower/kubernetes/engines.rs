@@ -2,13 +2,13 @@
 
 use crate::catalog::workloads::{repository, workloads};
 use crate::fit::models::parse_count;
-use crate::model::{Batching, Container, Engine, Launcher, Serving, Span};
+use crate::model::{Batching, Container, Engine, Launcher, Serving, Span, Str};
 use crate::parse::yaml::YamlNode;
 use crate::source::FileId;
 
 /// `--flag value` and `--flag=value`, and a flag's value by any of its names. Flags are
 /// compared with `_` read as `-` (`--tensor_parallel_size`), as argparse users write both.
-fn flag<'a>(argv: &'a [(String, Span)], names: &[&str]) -> Option<(&'a str, &'a Span)> {
+fn flag<'a>(argv: &'a [(Str, Span)], names: &[&str]) -> Option<(&'a str, &'a Span)> {
     for (i, (w, sp)) in argv.iter().enumerate() {
         if !w.starts_with('-') {
             continue;
@@ -36,7 +36,7 @@ fn flag<'a>(argv: &'a [(String, Span)], names: &[&str]) -> Option<(&'a str, &'a 
 /// A numeric flag's value, or `None`; a value that is no number (`--tensor-parallel-size
 /// $TP`) is recorded in `unknown`, so rules that size the engine skip it.
 fn flag_num<T: std::str::FromStr>(
-    argv: &[(String, Span)],
+    argv: &[(Str, Span)],
     names: &[&str],
     unknown: &mut Vec<Span>,
 ) -> Option<(T, Span)> {
@@ -58,12 +58,12 @@ pub(super) fn number<T: std::str::FromStr>(
     }
 }
 
-fn flag_str(argv: &[(String, Span)], names: &[&str]) -> Option<(String, Span)> {
+fn flag_str(argv: &[(Str, Span)], names: &[&str]) -> Option<(String, Span)> {
     flag(argv, names).map(|(v, s)| (v.to_string(), s.clone()))
 }
 
 /// A flag that takes no value, where it is written (`--enforce-eager`).
-fn switch(argv: &[(String, Span)], names: &[&str]) -> Option<Span> {
+fn switch(argv: &[(Str, Span)], names: &[&str]) -> Option<Span> {
     argv.iter()
         .find(|(w, _)| {
             names
@@ -74,12 +74,12 @@ fn switch(argv: &[(String, Span)], names: &[&str]) -> Option<Span> {
 }
 
 /// What vLLM is told by its arguments, run by the container at `span`.
-pub(super) fn vllm(a: &[(String, Span)], span: Span) -> Serving {
+pub(super) fn vllm(a: &[(Str, Span)], span: Span) -> Serving {
     // `vllm serve MODEL`: the model is the word after `serve` unless a flag.
     let positional = a
         .windows(2)
         .find(|w| w[0].0 == "serve" && !w[1].0.starts_with('-'))
-        .map(|w| (w[1].0.clone(), w[1].1.clone()));
+        .map(|w| (w[1].0.to_string(), w[1].1.clone()));
     let mut unknown = Vec::new();
     let u = &mut unknown;
     Serving {

@@ -74,7 +74,7 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
                 .collect();
             types = Some((t, sp));
         } else if vocab.is_zone_label(&key) {
-            c.zones = Value::Known(Zones::Listed(values), sp);
+            c.zones = Value::Known(Zones::of(values), sp);
         }
     }
     c.machines = match types {
@@ -102,7 +102,7 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
     c.taints = taints(file, template.and_then(|t| t.path(&["spec", "taints"])));
     c.labels.push((
         "karpenter.sh/nodepool".into(),
-        name.clone(),
+        name.clone().into(),
         c.header.clone(),
     ));
     c.role = crate::lower::intent::from_entries(&c.labels, [name.as_str()], &c.header);

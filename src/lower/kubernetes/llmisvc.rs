@@ -10,7 +10,7 @@
 use super::engines::vllm;
 use super::pods::pod;
 use super::{count, span};
-use crate::model::{PodShape, Serving, Span, Value};
+use crate::model::{PodShape, Serving, Span, Str, Value};
 use crate::parse::yaml::YamlNode;
 use crate::source::FileId;
 
@@ -145,9 +145,9 @@ fn serving(
         .iter()
         .find(|c| c.name == "main")
         .or(pod.containers.first());
-    let mut argv: Vec<(String, Span)> = main.map(|c| c.argv.clone()).unwrap_or_default();
+    let mut argv: Vec<(Str, Span)> = main.map(|c| c.argv.clone()).unwrap_or_default();
     if let Some((v, sp)) = main.and_then(|c| c.env_var("VLLM_ADDITIONAL_ARGS")) {
-        argv.extend(v.split_whitespace().map(|w| (w.to_string(), sp.clone())));
+        argv.extend(v.split_whitespace().map(|w| (w.into(), sp.clone())));
     }
     let mut s = vllm(
         &argv,

@@ -13,8 +13,8 @@ mod ray;
 use super::intent::{self, Word};
 use crate::catalog::workloads::workloads;
 use crate::model::{
-    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Taint, Value, Volume,
-    VolumeSource, Workload,
+    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Str, Taint, Value,
+    Volume, VolumeSource, Workload,
 };
 use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
 use crate::source::{FileId, SourceFile};
@@ -82,19 +82,18 @@ fn text(node: &YamlNode, key: &str) -> Option<String> {
     node.get(key).and_then(YamlNode::as_str).map(str::to_string)
 }
 
+/// [`text`], inline when short: for the model's many small strings.
+fn word(node: &YamlNode, key: &str) -> Option<Str> {
+    node.get(key).and_then(YamlNode::as_str).map(Str::from)
+}
+
 /// A map of node labels as written: key, value and the value's span. Entries whose key or
 /// value is not a string are left out.
-fn labels(file: FileId, map: Option<&YamlNode>) -> Vec<(String, String, Span)> {
+fn labels(file: FileId, map: Option<&YamlNode>) -> Vec<(Str, Str, Span)> {
     map.and_then(YamlNode::entries)
         .unwrap_or_default()
         .iter()
-        .filter_map(|(k, v)| {
-            Some((
-                k.as_str()?.to_string(),
-                v.as_str()?.to_string(),
-                span(file, v),
-            ))
-        })
+        .filter_map(|(k, v)| Some((k.as_str()?.into(), v.as_str()?.into(), span(file, v))))
         .collect()
 }
 
@@ -229,7 +228,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         };
         for p in &mut pods {
             p.volumes.push(Volume {
-                name: name.to_string(),
+                name: name.into(),
                 source: VolumeSource::PersistentClaim(name.to_string()),
                 span: span(file, t),
             });
@@ -258,8 +257,8 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
     }
     out.workloads.push(Workload {
         subject: format!("{kind}/{}", name.as_deref().unwrap_or("(unnamed)")),
-        kind: kind.to_string(),
-        name,
+        kind: kind.into(),
+        name: name.map(Str::from),
         span: span(file, obj),
         spans: spans(kind, group, &pods),
         benchmark: pods.iter().flat_map(|p| &p.containers).any(|c| {

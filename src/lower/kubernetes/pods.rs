@@ -1,12 +1,12 @@
 //! Pod specs: containers, GPUs, volumes, node requirements and what they select.
 
 use super::engines::{launcher, serving};
-use super::{count, span, text};
+use super::{count, span, text, word};
 use crate::catalog::catalog;
 use crate::catalog::kubernetes::ResourceKind;
 use crate::model::{
     Container, Engine, FabricSignal, GpuRequest, Market, Mount, PodShape, Provider, Requirement,
-    Selection, Serving, Span, Toleration, Value, Volume, VolumeSource,
+    Selection, Serving, Span, Str, Toleration, Value, Volume, VolumeSource,
 };
 use crate::parse::yaml::YamlNode;
 use crate::source::FileId;
@@ -30,7 +30,7 @@ pub(super) fn pod(
     let serving = serving(file, &containers, annotations);
     let launcher = launcher(&containers);
     PodShape {
-        group,
+        group: group.into(),
         span: span(file, spec),
         replicas,
         gpus: gpus_of(
@@ -48,9 +48,9 @@ pub(super) fn pod(
             .unwrap_or_default()
             .iter()
             .map(|t| Toleration {
-                key: text(t, "key"),
-                value: text(t, "value"),
-                effect: text(t, "effect"),
+                key: word(t, "key"),
+                value: word(t, "value"),
+                effect: word(t, "effect"),
                 span: span(file, t),
             })
             .collect(),
@@ -69,7 +69,7 @@ pub(super) fn pod(
             .iter()
             .filter_map(|t| {
                 let k = t.get("topologyKey")?;
-                Some((k.as_str()?.to_string(), span(file, k)))
+                Some((k.as_str()?.into(), span(file, k)))
             })
             .collect(),
         selection,
@@ -118,7 +118,7 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
         p.gpus = match t.as_str() {
             Some(name) => match catalog().instance(Provider::Azure, name) {
                 Some(i) => {
-                    p.selection.instance_types = Some((vec![name.to_string()], sp.clone()));
+                    p.selection.instance_types = Some((vec![name.into()], sp.clone()));
                     Value::Known(
                         GpuRequest {
                             resource: "nvidia.com/gpu".into(),
@@ -153,11 +153,7 @@ pub(super) fn kaito_pod(file: FileId, obj: &YamlNode) -> Option<PodShape> {
 /// words, which share the script's span.
 /// `$(NAME)` is replaced by the container's literal environment variable, as Kubernetes
 /// does before the command runs (`$$(NAME)` stays literal; unknown names stay as written).
-pub(super) fn argv(
-    file: FileId,
-    c: &YamlNode,
-    env: &[(String, String, Span)],
-) -> Vec<(String, Span)> {
+pub(super) fn argv(file: FileId, c: &YamlNode, env: &[(Str, Str, Span)]) -> Vec<(Str, Span)> {
     let raw: Vec<(String, Span)> = ["command", "args"]
         .iter()
         .flat_map(|k| c.get(k).and_then(YamlNode::items).unwrap_or_default())
@@ -174,19 +170,19 @@ pub(super) fn argv(
                 .replace(';', " ; ");
             out.extend(spaced.split_whitespace().filter(|w| *w != "\\").map(|w| {
                 (
-                    w.trim_matches(|c| c == '"' || c == '\'').to_string(),
+                    Str::from(w.trim_matches(|c| c == '"' || c == '\'')),
                     sp.clone(),
                 )
             }));
         } else {
-            out.push((text, sp));
+            out.push((text.into(), sp));
         }
     }
     out
 }
 
 /// Kubernetes' `$(VAR)` expansion in `command` and `args`, over literal `env` values.
-fn expand(text: &str, env: &[(String, String, Span)]) -> String {
+fn expand(text: &str, env: &[(Str, Str, Span)]) -> String {
     if !text.contains("$(") {
         return text.to_string();
     }
@@ -213,7 +209,7 @@ fn expand(text: &str, env: &[(String, String, Span)]) -> String {
 }
 
 pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
-    let env: Vec<(String, String, Span)> = c
+    let env: Vec<(Str, Str, Span)> = c
         .get("env")
         .and_then(YamlNode::items)
         .unwrap_or_default()
@@ -222,9 +218,9 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
             let v = e.get("value")?;
             let value = v
                 .as_str()
-                .map(str::to_string)
-                .or_else(|| v.as_u64().map(|n| n.to_string()))?;
-            Some((text(e, "name")?, value, span(file, v)))
+                .map(Str::from)
+                .or_else(|| v.as_u64().map(|n| n.to_string().into()))?;
+            Some((word(e, "name")?, value, span(file, v)))
         })
         .collect();
     // Kubernetes copies a limit into a missing request.
@@ -234,13 +230,13 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
     {
         None => Value::Absent,
         Some(n) => match n.as_str() {
-            Some(q) => Value::Known(q.to_string(), span(file, n)),
+            Some(q) => Value::Known(q.into(), span(file, n)),
             None => Value::Unknown(span(file, n)),
         },
     };
     Container {
-        name: text(c, "name").unwrap_or_default(),
-        image: text(c, "image"),
+        name: word(c, "name").unwrap_or_default(),
+        image: word(c, "image"),
         argv: argv(file, c, &env),
         gpus: gpus_of(file, c.get("resources")),
         mounts: c
@@ -250,8 +246,8 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
             .iter()
             .filter_map(|m| {
                 Some(Mount {
-                    volume: text(m, "name")?,
-                    path: text(m, "mountPath")?,
+                    volume: word(m, "name")?,
+                    path: word(m, "mountPath")?,
                 })
             })
             .collect(),
@@ -454,7 +450,7 @@ pub(super) fn volume(file: FileId, v: &YamlNode) -> Option<Volume> {
         VolumeSource::Other(other.to_string())
     };
     Some(Volume {
-        name,
+        name: name.into(),
         source,
         span: span(file, v),
     })
@@ -469,8 +465,8 @@ pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
         .iter()
         .filter_map(|(k, v)| {
             Some(Requirement {
-                key: k.as_str()?.to_string(),
-                values: vec![v.as_str()?.to_string()],
+                key: k.as_str()?.into(),
+                values: vec![v.as_str()?.into()],
                 span: span(file, v),
             })
         })
@@ -491,7 +487,7 @@ pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
             if e.get("operator").and_then(YamlNode::as_str) != Some("In") {
                 continue;
             }
-            let (Some(key), Some(values)) = (text(e, "key"), e.get("values")) else {
+            let (Some(key), Some(values)) = (word(e, "key"), e.get("values")) else {
                 continue;
             };
             out.push(Requirement {
@@ -500,7 +496,7 @@ pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
                     .items()
                     .unwrap_or_default()
                     .iter()
-                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .filter_map(|v| v.as_str().map(Str::from))
                     .collect(),
                 span: span(file, values),
             });
@@ -522,10 +518,10 @@ pub(super) fn selection(requirements: &[Requirement]) -> Selection {
         } else if vocab.is_instance_label(&r.key) {
             s.instance_types = Some((r.values.clone(), r.span.clone()));
         } else if vocab.is_family_label(&r.key) {
-            let types: Vec<String> = r
+            let types: Vec<Str> = r
                 .values
                 .iter()
-                .flat_map(|f| catalog().family(f).map(|i| i.row.name.clone()))
+                .flat_map(|f| catalog().family(f).map(|i| Str::from(i.row.name.as_str())))
                 .collect();
             if !types.is_empty() {
                 s.instance_types = Some((types, r.span.clone()));
