@@ -527,7 +527,7 @@ fn refuse_overwrite(
     }
     let mut read: Vec<(String, Option<crate::discover::WrittenFile>)> = db
         .iter()
-        .filter_map(|(_, f)| Some((format!("`{}`", f.name), f.path.as_deref()?)))
+        .filter_map(|(_, f)| Some((format!("`{}`", f.name), f.path()?)))
         .map(|(n, p)| (n, written_file(p)))
         .collect();
     if let Some(c) = config {

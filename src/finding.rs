@@ -123,7 +123,7 @@ pub struct Finding {
     /// What is wrong: lower-case start, no trailing period.
     pub message: String,
     /// What to do about it.
-    pub help: String,
+    pub help: std::borrow::Cow<'static, str>,
     /// What the finding is about: `aws_instance.trainer`, `Deployment/vllm`, or the file.
     pub subject: String,
     pub primary: Label,

@@ -84,20 +84,24 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         model,
     ) = read_and_lower(opts, stdin)?;
     let mut found = rules::run(&model, &selected, config);
+    // Only where module variables were set is read from here on: the rest of the model
+    // goes before any text is read again.
+    let mut model = model;
+    let origins = std::mem::take(&mut model.origins);
+    drop(model);
     // A large run let go of its texts: those its findings point into are read again,
     // first the module files whose variables `add_related` follows.
     let mut db = db;
     let in_modules: std::collections::HashSet<FileId> =
-        model.origins.iter().flat_map(|i| i.files.clone()).collect();
+        origins.iter().flat_map(|i| i.files.clone()).collect();
     let labelled = found
         .iter()
         .flat_map(|f| std::iter::once(&f.primary).chain(&f.secondary))
         .map(|l| l.file);
     reload(&mut db, labelled.filter(|id| in_modules.contains(id)))?;
-    rules::add_related(&model, &db, &mut found);
-    drop(model);
+    rules::add_related(&origins, &db, &mut found);
+    drop(origins);
     // Each file's suppressions were read while its tree was held.
-    let directives = directives.into_iter().flatten().flatten().collect();
     let mut findings = filter::finish(&db, directives, &selected, found);
     reload(&mut db, findings.iter().flat_map(Finding::files))?;
     // A configured severity is the user's word, over the rule's own escalations too.
@@ -163,9 +167,11 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
     };
     // A deferred file's suppressions are read while lowering holds its tree.
     let mut directives = std::mem::take(&mut read.directives);
+    let mut directed = std::mem::take(&mut read.directed);
     let mut on_tree = |id: FileId, file: &SourceFile, p: &Parsed| {
         if file.requested && file.is_loaded() {
-            directives[id.0 as usize] = Some(suppress::directives(id, file, p));
+            directives.extend(suppress::directives(id, file, p));
+            directed[id.0 as usize] = true;
         }
     };
     let model = lower::lower_with(
@@ -183,11 +189,13 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
         },
     );
     // The suppressions of the files the run held are read while it still holds them.
-    for ((id, file), d) in read.db.iter().zip(&mut directives) {
-        if d.is_none() && file.requested && file.is_loaded() {
-            *d = Some(suppress::directives(id, file, &read.parsed[id.0 as usize]));
+    for ((id, file), done) in read.db.iter().zip(&directed) {
+        if !done && file.requested && file.is_loaded() {
+            directives.extend(suppress::directives(id, file, &read.parsed[id.0 as usize]));
         }
     }
+    // In file order, as each file's were read.
+    directives.sort_by_key(|d| d.file);
     read.directives = directives;
     free(read.parsed.len(), std::mem::take(&mut read.parsed));
     if read.unload {
@@ -222,9 +230,11 @@ pub struct Read {
     pub parsed: Vec<Parsed>,
     /// One per file of `db`: what a YAML file lowered to as it was read.
     pub lowered: Vec<Option<Box<Inventory>>>,
-    /// One per file of `db`: a YAML file's suppressions, read while its tree was held
-    /// (`None` for the other files, whose trees are still in `parsed`).
-    pub directives: Vec<Option<Vec<Directive>>>,
+    /// The suppressions of the files read so far: a YAML file's are read while its tree
+    /// is held, the others' when lowering parses them.
+    pub directives: Vec<Directive>,
+    /// One per file of `db`: whether its suppressions are in `directives` already.
+    pub directed: Vec<bool>,
     /// The `--var-file`s, which are also in `db`.
     pub var_files: Vec<FileId>,
     /// A large run: every text is let go of once lowered, and read again for findings.
@@ -329,7 +339,8 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         db: SourceDb::with_capacity(loaded.len()),
         parsed: Vec::with_capacity(loaded.len()),
         lowered: Vec::with_capacity(loaded.len()),
-        directives: Vec::with_capacity(loaded.len()),
+        directives: Vec::new(),
+        directed: Vec::with_capacity(loaded.len()),
         var_files: var_files.clone(),
         unload: how.unload,
         notes: found.notes,
@@ -376,7 +387,8 @@ impl Read {
         }
         self.parsed.push(l.parsed);
         self.lowered.push(l.lowered);
-        self.directives.push(l.directives);
+        self.directed.push(l.directives.is_some());
+        self.directives.extend(l.directives.into_iter().flatten());
         self.db.add(l.file)
     }
 }
@@ -445,7 +457,7 @@ fn load_local_modules(
         let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
         for id in frontier {
             let file = run.db.get(id);
-            let (FileKind::Terraform, Some(path)) = (file.kind, &file.path) else {
+            let (FileKind::Terraform, Some(path)) = (file.kind, file.path()) else {
                 continue;
             };
             let dir = path.parent().unwrap_or_else(|| std::path::Path::new(""));
@@ -692,7 +704,7 @@ fn read_capped(path: &std::path::Path, cap: u64) -> Result<(Vec<u8>, Stamp), Str
 /// modification time changed is refused: its spans may no longer fit it.
 fn reread(file: &SourceFile) -> Result<Arc<str>, String> {
     let changed = || format!("`{}` changed while gpulint read it; run again", file.name);
-    let (Some(path), Some(stamp)) = (&file.path, file.stamp) else {
+    let (Some(path), Some(stamp)) = (file.path(), file.stamp) else {
         return Err(changed());
     };
     let (bytes, now) = read_capped(path, stamp.bytes).map_err(|_| changed())?;
@@ -731,7 +743,7 @@ fn unapplied_tfvars(db: &SourceDb, var_files: &[FileId]) -> Vec<String> {
     let mut by_folder: std::collections::BTreeMap<String, Vec<&str>> =
         std::collections::BTreeMap::new();
     for (id, f) in db.iter() {
-        if f.kind != FileKind::TfVars || f.path.is_none() || var_files.contains(&id) {
+        if f.kind != FileKind::TfVars || f.path().is_none() || var_files.contains(&id) {
             continue;
         }
         let base = f.name.rsplit('/').next().unwrap_or(&f.name);

@@ -139,7 +139,50 @@ pub struct Instance {
     pub prefix: String,
     pub files: Vec<crate::source::FileId>,
     /// By variable name, most direct first.
-    pub vars: std::sync::Arc<std::collections::HashMap<Arc<str>, Arc<[Related]>>>,
+    pub vars: Arc<Origins>,
+}
+
+/// Where each variable of a module instance was set, most direct first: the places of all
+/// variables in one list, and the names in order with the stretch of it that is theirs.
+/// Three allocations an instance, not one per variable: a large run holds every
+/// instance's origins until its findings are made.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Origins {
+    names: Box<[(Arc<str>, u32, u32)]>,
+    places: Box<[Related]>,
+}
+
+impl Origins {
+    pub fn new(by_name: impl IntoIterator<Item = (Arc<str>, Vec<Related>)>) -> Self {
+        let mut by_name: Vec<(Arc<str>, Vec<Related>)> = by_name.into_iter().collect();
+        by_name.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut names = Vec::with_capacity(by_name.len());
+        let mut places = Vec::with_capacity(by_name.iter().map(|(_, p)| p.len()).sum());
+        let at = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        for (name, p) in by_name {
+            let start = at(places.len());
+            places.extend(p);
+            names.push((name, start, at(places.len())));
+        }
+        Origins {
+            names: names.into_boxed_slice(),
+            places: places.into_boxed_slice(),
+        }
+    }
+
+    /// Where the variable `name` was set.
+    pub fn get(&self, name: &str) -> Option<&[Related]> {
+        let i = self
+            .names
+            .binary_search_by(|(n, _, _)| (**n).cmp(name))
+            .ok()?;
+        let (_, start, end) = &self.names[i];
+        self.places.get(*start as usize..*end as usize)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
 }
 
 /// A place that decides a value read elsewhere: the tfvars line, the module call argument
@@ -231,6 +274,15 @@ impl Inventory {
         self.syntax_errors.append(&mut other.syntax_errors);
         self.limits.append(&mut other.limits);
         self.origins.append(&mut other.origins);
+    }
+
+    /// [`append`](Self::append), growing each list to its new length only: a large run
+    /// appends a chunk at a time, and doubling left a third of the model's largest list
+    /// empty.
+    pub fn append_exact(&mut self, other: Inventory) {
+        self.capacity.reserve_exact(other.capacity.len());
+        self.workloads.reserve_exact(other.workloads.len());
+        self.append(other);
     }
 
     /// Lets go of room its lists hold beyond their items. A pod list that grew by one
@@ -687,7 +739,7 @@ pub struct PodShape {
     pub launcher: Option<Launcher>,
     /// How the group's controller resizes it, for controllers that scale groups
     /// themselves (KubeRay). `None`: `replicas` is all there is.
-    pub scaling: Option<GroupScaling>,
+    pub scaling: Option<Box<GroupScaling>>,
     /// Indices into [`Inventory::capacity`] of the pools this pod can land on (labels and
     /// selectors matched). Empty when no pool in the run matches.
     pub landing: Vec<usize>,

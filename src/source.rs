@@ -49,8 +49,8 @@ impl FileKind {
 pub struct SourceFile {
     /// The path as shown to users: relative to the working directory where possible.
     pub name: String,
-    /// The path to read the file from (`None` for stdin).
-    pub path: Option<PathBuf>,
+    /// Where the file is read from ([`path`](Self::path)).
+    read_from: ReadFrom,
     pub kind: FileKind,
     /// The text, BOM removed. For a file that is not UTF-8 this is a lossy copy, so that
     /// its finding can still show a line. Empty while [`unloaded`](Self::unload).
@@ -60,12 +60,27 @@ pub struct SourceFile {
     /// The file as it was when read (for a file read from disk), so that it can be let go
     /// of and read again for its findings.
     pub stamp: Option<Stamp>,
-    /// Whether the text is here.
-    loaded: bool,
     /// Whether the user asked for this file (named or found in a named folder). Files read
     /// only as context, such as the other `.tf` files of a named file's module, are linted
     /// but their findings are not reported.
     pub requested: bool,
+    /// The line index, while the text is here (`None` once [`unloaded`](Self::unload)):
+    /// boxed, so that the record of a file let go of stays small.
+    index: Option<Box<LineIndex>>,
+}
+
+/// Where a file is read from. Most files are read from the path they are shown as: that
+/// path is then not held twice.
+#[derive(Debug)]
+enum ReadFrom {
+    Stdin,
+    Name,
+    Path(PathBuf),
+}
+
+/// Where lines and chars are in a text.
+#[derive(Debug, Default)]
+struct LineIndex {
     /// Where each line starts. A line ends at `\n`, `\r\n` or a lone `\r` (old Mac
     /// files), as YAML reads them.
     line_starts: Vec<usize>,
@@ -74,6 +89,19 @@ pub struct SourceFile {
     /// at or after every [`CHECKPOINT`] bytes, so converting between bytes and chars walks
     /// at most one stretch, however long the line.
     checkpoints: Vec<(usize, usize)>,
+}
+
+/// The index of an unloaded file: no lines, every offset on the first.
+static NO_INDEX: LineIndex = LineIndex {
+    line_starts: Vec::new(),
+    ascii: true,
+    checkpoints: Vec::new(),
+};
+
+/// The text of every unloaded file: one allocation for all.
+fn empty() -> Arc<str> {
+    static EMPTY: std::sync::OnceLock<Arc<str>> = std::sync::OnceLock::new();
+    Arc::clone(EMPTY.get_or_init(|| Arc::from("")))
 }
 
 /// A file as read from disk: its size and modification time, to tell whether it changed
@@ -128,25 +156,44 @@ impl SourceFile {
             }
             checkpoints.push((text.len(), chars));
         }
+        let read_from = match path {
+            None => ReadFrom::Stdin,
+            Some(p) if p.as_os_str() == name.as_str() => ReadFrom::Name,
+            Some(p) => ReadFrom::Path(p),
+        };
         SourceFile {
             name,
-            path,
+            read_from,
             kind,
             len: text.len(),
             text,
             stamp: None,
-            loaded: true,
             requested,
-            line_starts,
-            ascii,
-            checkpoints,
+            index: Some(Box::new(LineIndex {
+                line_starts,
+                ascii,
+                checkpoints,
+            })),
         }
+    }
+
+    /// The path to read the file from (`None` for stdin).
+    pub fn path(&self) -> Option<&Path> {
+        match &self.read_from {
+            ReadFrom::Stdin => None,
+            ReadFrom::Name => Some(Path::new(&self.name)),
+            ReadFrom::Path(p) => Some(p),
+        }
+    }
+
+    fn ix(&self) -> &LineIndex {
+        self.index.as_deref().unwrap_or(&NO_INDEX)
     }
 
     /// The text. Reading it after [`unload`](Self::unload) and before
     /// [`restore`](Self::restore) is a bug in gpulint.
     pub fn text(&self) -> &str {
-        debug_assert!(self.loaded, "`{}` read while unloaded", self.name);
+        debug_assert!(self.is_loaded(), "`{}` read while unloaded", self.name);
         &self.text
     }
 
@@ -162,7 +209,7 @@ impl SourceFile {
 
     /// Whether the text is here: a file let go of by [`unload`](Self::unload) is not.
     pub fn is_loaded(&self) -> bool {
-        self.loaded
+        self.index.is_some()
     }
 
     /// Lets go of the text and its line index, keeping the name, the length and the
@@ -173,11 +220,8 @@ impl SourceFile {
         if self.stamp.is_none() {
             return;
         }
-        self.text = Arc::from("");
-        self.line_starts = Vec::new();
-        self.ascii = true;
-        self.checkpoints = Vec::new();
-        self.loaded = false;
+        self.text = empty();
+        self.index = None;
     }
 
     /// Puts back the text of an unloaded file, read again, as [`SourceFile::new`] would
@@ -186,32 +230,30 @@ impl SourceFile {
         if text.len() != self.len {
             return Err(format!("`{}` changed while gpulint read it", self.name));
         }
-        let stamp = self.stamp;
-        let name = std::mem::take(&mut self.name);
-        let path = self.path.take();
-        *self = SourceFile::new(name, path, self.kind, text, self.requested);
-        self.stamp = stamp;
+        let fresh = SourceFile::new(String::new(), None, self.kind, text, self.requested);
+        self.text = fresh.text;
+        self.index = fresh.index;
         Ok(())
     }
 
     /// Chars before byte `byte` (a char boundary).
     fn chars_before(&self, byte: usize) -> usize {
-        if self.ascii {
+        if self.ix().ascii {
             return byte;
         }
-        let i = self.checkpoints.partition_point(|&(b, _)| b <= byte) - 1;
-        let (from, chars) = self.checkpoints[i];
+        let i = self.ix().checkpoints.partition_point(|&(b, _)| b <= byte) - 1;
+        let (from, chars) = self.ix().checkpoints[i];
         chars + self.text[from..byte].chars().count()
     }
 
     /// Byte offset of the char with index `index` (the text's length past the end), as
     /// YAML markers count them.
     pub fn byte_of_char(&self, index: usize) -> usize {
-        if self.ascii {
+        if self.ix().ascii {
             return index.min(self.text.len());
         }
-        let i = self.checkpoints.partition_point(|&(_, c)| c <= index) - 1;
-        let (from, chars) = self.checkpoints[i];
+        let i = self.ix().checkpoints.partition_point(|&(_, c)| c <= index) - 1;
+        let (from, chars) = self.ix().checkpoints[i];
         self.text[from..]
             .char_indices()
             .nth(index - chars)
@@ -221,7 +263,7 @@ impl SourceFile {
     /// 0-based line index of a byte offset.
     pub fn line_index(&self, byte: usize) -> usize {
         // An unloaded file has no line index: everything is on its first line.
-        match self.line_starts.binary_search(&byte) {
+        match self.ix().line_starts.binary_search(&byte) {
             Ok(i) => i,
             Err(i) => i.saturating_sub(1),
         }
@@ -229,7 +271,8 @@ impl SourceFile {
 
     /// Byte offset where a 0-based line starts.
     pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts
+        self.ix()
+            .line_starts
             .get(line)
             .copied()
             .unwrap_or(self.text.len())
@@ -237,14 +280,15 @@ impl SourceFile {
 
     /// Byte offset just past the end of a 0-based line, including its newline.
     pub fn line_end(&self, line: usize) -> usize {
-        self.line_starts
+        self.ix()
+            .line_starts
             .get(line + 1)
             .copied()
             .unwrap_or(self.text.len())
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.ix().line_starts.len()
     }
 
     /// 1-based line and column (in code points) of a byte offset.
@@ -273,7 +317,7 @@ impl SourceFile {
 
     /// Start and end (exclusive) positions of a span as 1-based line and column.
     pub fn region(&self, span: &Range<usize>) -> Region {
-        debug_assert!(self.loaded, "`{}` located while unloaded", self.name);
+        debug_assert!(self.is_loaded(), "`{}` located while unloaded", self.name);
         let (start_line, start_column) = self.line_col(span.start);
         let (end_line, end_column) = self.line_col(span.end.max(span.start));
         Region {

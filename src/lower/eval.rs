@@ -22,7 +22,7 @@ use super::budget;
 use super::terraform::{TfFile, in_file};
 use std::sync::Arc;
 
-use crate::model::{Instance, Related};
+use crate::model::{Instance, Origins, Related};
 
 thread_local! {
     /// The module instances lowered on this thread, with where their variables were set.
@@ -68,7 +68,7 @@ pub struct Scope {
     /// inside `try`, which would otherwise take its fallback.
     unknown: Rc<HashSet<String>>,
     /// Where each variable's value was set (`gpu_min`: the tfvars line), most direct first.
-    origins: Arc<HashMap<Arc<str>, Arc<[Related]>>>,
+    origins: Arc<Origins>,
 }
 
 thread_local! {
@@ -271,22 +271,14 @@ impl Scope {
     }
 
     /// Sets where each variable's value was set, and gives it back to be recorded.
-    pub fn set_origins(
-        &mut self,
-        origins: HashMap<Arc<str>, Vec<Related>>,
-    ) -> Arc<HashMap<Arc<str>, Arc<[Related]>>> {
-        self.origins = Arc::new(
-            origins
-                .into_iter()
-                .map(|(k, v)| (k, Arc::from(v)))
-                .collect(),
-        );
+    pub fn set_origins(&mut self, origins: HashMap<Arc<str>, Vec<Related>>) -> Arc<Origins> {
+        self.origins = Arc::new(Origins::new(origins));
         Arc::clone(&self.origins)
     }
 
     /// Where the value of the variable `expr` refers to was set (`var.gpu_min`,
     /// `var.groups["gpu"].min_size`): `None` for any other expression.
-    pub fn origins_of(&self, expr: &Expression) -> Option<&Arc<[Related]>> {
+    pub fn origins_of(&self, expr: &Expression) -> Option<&[Related]> {
         if self.origins.is_empty() {
             return None;
         }

@@ -92,8 +92,12 @@ pub(crate) fn tfvars_rank(base: &str) -> Option<(u8, String)> {
 
 /// A folder's path from a file's display name: `infra/gpu.tf` → `infra`.
 pub(crate) fn folder_of(name: &str) -> String {
-    name.rsplit_once('/')
-        .map_or_else(String::new, |(d, _)| d.to_string())
+    folder_str(name).to_string()
+}
+
+/// [`folder_of`], borrowed.
+fn folder_str(name: &str) -> &str {
+    name.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 /// `dir` joined with a relative module source, `..` resolved as display names resolve
@@ -271,7 +275,7 @@ pub struct Later<'a> {
 /// Terraform text whose trees are held at once, at most, while root modules are judged: a
 /// chunk of roots, with the modules they call, is parsed, lowered and dropped before the
 /// next. A tree takes 10 to 30 bytes for each byte of text.
-pub const CHUNK_BYTES: usize = 256 << 10;
+pub const CHUNK_BYTES: usize = 128 << 10;
 
 /// Terraform text a run holds whole, as trees, when it reads no more: a pre-commit call
 /// on one module, or a small repository, parses each file once and streams nothing.
@@ -298,6 +302,10 @@ pub fn lower_with(
     let run = budget::begin(limits, terraform_bytes);
     // Origins left by an earlier run on this thread are not this run's.
     drop(eval::take_instances());
+    // What the run's YAML lowered to, in one list each, sized once.
+    let held = |f: fn(&Inventory) -> usize| early.iter().flatten().map(|i| f(i)).sum::<usize>();
+    inv.capacity.reserve_exact(held(|i| i.capacity.len()));
+    inv.workloads.reserve_exact(held(|i| i.workloads.len()));
     for (id, file) in db.iter() {
         let p = &parsed[id.0 as usize];
         if let Some(lowered) = early.get_mut(id.0 as usize).and_then(Option::take) {
@@ -315,7 +323,7 @@ pub fn lower_with(
         }
         // Keyed by the normalised name, so `./infra/a.tf` and `infra/b.tf` share a module;
         // stdin stands alone.
-        let dir = match &file.path {
+        let dir = match file.path() {
             Some(_) => folder_of(&file.name),
             None => format!("\0stdin/{}", file.name),
         };
@@ -414,7 +422,7 @@ pub fn lower_with(
         });
     }
     drop(run);
-    let folders: Vec<String> = db.iter().map(|(_, f)| folder_of(&f.name)).collect();
+    let folders: Vec<&str> = db.iter().map(|(_, f)| folder_str(&f.name)).collect();
     inv.origins = eval::take_instances();
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
@@ -452,7 +460,7 @@ fn file_facts(
     match (file.kind, &p.syntax) {
         (FileKind::Yaml, Syntax::Yaml(docs)) => kubernetes::lower(id, file, docs, inv),
         (FileKind::Terraform, Syntax::Hcl(body)) => {
-            manifests::lower(id, file, body, p.remap.as_ref(), inv);
+            manifests::lower(id, file, body, p.remap.as_deref(), inv);
         }
         _ => {}
     }
@@ -479,7 +487,7 @@ fn tf_file<'p>(
         } => Some(TfFile {
             id,
             body,
-            remap: remap.as_ref(),
+            remap: remap.as_deref(),
         }),
         _ => None,
     }
@@ -579,7 +587,10 @@ impl Judge<'_, '_> {
                 })
                 .filter(|id| matches!(self.parsed[id.0 as usize].syntax, Syntax::Deferred(_)))
                 .collect();
-            let trees = self.parse(&ids, judged, inv);
+            // The chunk is lowered on its own and then added, so the run's lists grow
+            // by what each chunk adds.
+            let mut local = Inventory::default();
+            let trees = self.parse(&ids, judged, &mut local);
             let tree = Tree {
                 folders: dirs
                     .iter()
@@ -596,8 +607,9 @@ impl Judge<'_, '_> {
                 reached: std::cell::RefCell::default(),
             };
             for dir in chunk {
-                self.judge(dir, &tree, &trees, inv);
+                self.judge(dir, &tree, &trees, &mut local);
             }
+            inv.append_exact(local);
             judged.reached.extend(tree.reached.into_inner());
         }
     }
@@ -754,7 +766,7 @@ fn taints_answer(c: &Capacity, pod: &crate::model::PodShape) -> Answer {
 /// pod's (a monorepo of examples is many clusters, each with its pools beside its
 /// workloads). Each pool then knows the workloads that land on it. `folders` holds each
 /// file's folder, by file id.
-fn link(inv: &mut Inventory, folders: &[String]) {
+fn link(inv: &mut Inventory, folders: &[&str]) {
     // Every pod is matched against the GPU pools: find those once.
     let pools: Vec<(usize, &Capacity)> = inv
         .capacity
@@ -836,9 +848,7 @@ fn link(inv: &mut Inventory, folders: &[String]) {
                 let depths: Vec<usize> = pod
                     .landing
                     .iter()
-                    .map(|i| {
-                        shared_folders(&folders[inv.capacity[*i].header.file.0 as usize], mine)
-                    })
+                    .map(|i| shared_folders(folders[inv.capacity[*i].header.file.0 as usize], mine))
                     .collect();
                 let nearest = depths.iter().copied().max().unwrap_or_default();
                 let mut kept = depths.iter();

@@ -35,10 +35,12 @@ pub enum Syntax {
 #[derive(Debug)]
 pub struct Parsed {
     pub syntax: Syntax,
-    pub error: Option<SyntaxError>,
+    /// Boxed, as `remap`: a large run holds one `Parsed` per file while it lowers, and few
+    /// have either.
+    pub error: Option<Box<SyntaxError>>,
     /// For Terraform read from JSON: the body was parsed from generated HCL text, and
     /// this maps its offsets back into the file.
-    pub remap: Option<json::Remap>,
+    pub remap: Option<Box<json::Remap>>,
     /// The file was not read at all (`error` says why: too large, permission denied), as
     /// opposed to read and found broken.
     pub unread: bool,
@@ -61,7 +63,7 @@ impl Parsed {
     pub fn failed(error: SyntaxError) -> Self {
         Parsed {
             syntax: Syntax::None,
-            error: Some(error),
+            error: Some(Box::new(error)),
             remap: None,
             unread: false,
             limits: Vec::new(),
@@ -203,7 +205,7 @@ fn parse_by_kind(file: &SourceFile, limits: &Limits) -> Parsed {
             let stream = yaml::parse_with(file, limits);
             Parsed {
                 syntax: Syntax::Yaml(stream.docs),
-                error: stream.error,
+                error: stream.error.map(Box::new),
                 remap: None,
                 unread: false,
                 limits: stream.limits,
@@ -223,7 +225,7 @@ fn from_json(
             Ok(body) => Parsed {
                 syntax: Syntax::Hcl(Box::new(body)),
                 error: None,
-                remap: Some(remap),
+                remap: Some(Box::new(remap)),
                 unread: false,
                 limits: Vec::new(),
             },

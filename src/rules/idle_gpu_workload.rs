@@ -467,7 +467,7 @@ fn ray_report(w: &Workload, pod: &PodShape, h: &Hold<'_>) -> Option<Report> {
         }
         Hold::Fixed { pods, field, at } => {
             secondary.push((gpu_span, format!("{} per pod", per_pod(&pod.gpus))));
-            if let Some(GroupScaling::Autoscaled(a)) = &pod.scaling {
+            if let Some(GroupScaling::Autoscaled(a)) = pod.scaling.as_deref() {
                 if let Value::Known(false, off) = &a.enabled {
                     secondary.push((off.clone(), "autoscaler off".into()));
                 }
@@ -522,7 +522,7 @@ fn ray_report(w: &Workload, pod: &PodShape, h: &Hold<'_>) -> Option<Report> {
     };
     Some(Report {
         message,
-        help,
+        help: help.into(),
         subject: s.clone(),
         primary,
         secondary,

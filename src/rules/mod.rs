@@ -107,7 +107,7 @@ pub fn rule(id: &str) -> Option<&'static RuleEntry> {
 /// What a rule reports, before the registry adds its id and severity.
 pub struct Report {
     pub message: String,
-    pub help: String,
+    pub help: std::borrow::Cow<'static, str>,
     pub subject: String,
     pub primary: (Span, String),
     pub secondary: Vec<(Span, String)>,
@@ -184,12 +184,16 @@ pub fn run(
 /// (the one with the longest prefix of its subject that holds the file). A module shared
 /// by several roots is one instance name in each: when their origins differ, which one is
 /// this finding's cannot be told, and none is given.
-pub fn add_related(model: &Inventory, db: &crate::source::SourceDb, findings: &mut [Finding]) {
+pub fn add_related(
+    origins: &[crate::model::Instance],
+    db: &crate::source::SourceDb,
+    findings: &mut [Finding],
+) {
     let mut by_file: std::collections::HashMap<
         crate::source::FileId,
         Vec<&crate::model::Instance>,
     > = std::collections::HashMap::new();
-    for i in &model.origins {
+    for i in origins {
         for file in &i.files {
             by_file.entry(*file).or_default().push(i);
         }
@@ -220,7 +224,7 @@ pub fn add_related(model: &Inventory, db: &crate::source::SourceDb, findings: &m
             let mut found: Vec<&[crate::model::Related]> = Vec::new();
             for i in instances.iter().filter(|i| i.prefix.len() == deepest) {
                 if let Some(rs) = i.vars.get(name)
-                    && !found.contains(&&**rs)
+                    && !found.contains(&rs)
                 {
                     found.push(rs);
                     if found.len() > 1 {

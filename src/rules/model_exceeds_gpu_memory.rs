@@ -120,7 +120,7 @@ impl Rule for ModelExceedsGpuMemory {
                             gpu.id,
                             r.gpus,
                             r.context.map_or_else(String::new, |c| format!(" --context {c}")),
-                        ),
+                        ).into(),
                         subject: w.subject.clone(),
                         primary: (
                             s.model_span.clone(),

@@ -66,7 +66,7 @@ impl Rule for TensorParallelMismatch {
                     };
                     cx.report(Report {
                         message,
-                        help,
+                        help: help.into(),
                         subject: w.subject.clone(),
                         primary: (at, layout),
                         secondary: vec![(
@@ -89,7 +89,7 @@ impl Rule for TensorParallelMismatch {
                         help: format!(
                             "use a tensor parallel size that divides {} (and the GPUs to match)",
                             spec.heads
-                        ),
+                        ).into(),
                         subject: w.subject.clone(),
                         primary: (at, format!("{} heads / {tp}", spec.heads)),
                         secondary: Vec::new(),

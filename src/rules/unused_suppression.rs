@@ -34,7 +34,7 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
         rule: "unused-suppression",
         severity: META.severity,
         message,
-        help: help.to_string(),
+        help: help.to_string().into(),
         subject: subject.to_string(),
         primary: Label::new(d.file, Some(span), "hides nothing"),
         secondary: Vec::new(),

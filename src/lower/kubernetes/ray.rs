@@ -54,7 +54,7 @@ fn scaling(file: FileId, cluster: &YamlNode, pods: &mut [PodShape]) {
     let mut set = |template_spec: Option<&YamlNode>, s: GroupScaling| {
         let Some(spec) = template_spec else { return };
         if let Some(p) = pods.iter_mut().find(|p| p.span.range() == spec.span) {
-            p.scaling = Some(s);
+            p.scaling = Some(Box::new(s));
         }
     };
     if let Some(head) = cluster.get("headGroupSpec") {
@@ -104,9 +104,9 @@ fn serve_llm(file: FileId, source: &SourceFile, config: &YamlNode, pods: &mut [P
         })
         .collect();
     let [llm] = llms[..] else { return };
-    let mut gpu_groups = pods
-        .iter_mut()
-        .filter(|p| matches!(p.scaling, Some(GroupScaling::Autoscaled(_))) && p.gpus.holds_gpus());
+    let mut gpu_groups = pods.iter_mut().filter(|p| {
+        matches!(p.scaling.as_deref(), Some(GroupScaling::Autoscaled(_))) && p.gpus.holds_gpus()
+    });
     let (Some(pod), None) = (gpu_groups.next(), gpu_groups.next()) else {
         return;
     };
@@ -239,8 +239,8 @@ spec:
         );
         let w = &inv.workloads[0];
         assert_eq!(w.ends, Value::Absent);
-        assert_eq!(w.pods[0].scaling, Some(GroupScaling::Single));
-        let Some(GroupScaling::Autoscaled(a)) = &w.pods[1].scaling else {
+        assert_eq!(w.pods[0].scaling.as_deref(), Some(&GroupScaling::Single));
+        let Some(GroupScaling::Autoscaled(a)) = w.pods[1].scaling.as_deref() else {
             panic!("{:?}", w.pods[1].scaling)
         };
         assert_eq!(a.enabled.known(), Some(&true));
@@ -249,7 +249,7 @@ spec:
             (Some(&1), Some(&0), Some(&4))
         );
         assert!(a.idle_timeout.is_some());
-        let Some(GroupScaling::Autoscaled(a)) = &w.pods[2].scaling else {
+        let Some(GroupScaling::Autoscaled(a)) = w.pods[2].scaling.as_deref() else {
             panic!("{:?}", w.pods[2].scaling)
         };
         assert!(a.replicas.is_unknown());
