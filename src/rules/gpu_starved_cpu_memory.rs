@@ -127,7 +127,8 @@ impl Rule for GpuStarvedCpuMemory {
                          needs",
                         min_cpu * u64::from(g.count),
                         min_mem * u64::from(g.count)
-                    ).into(),
+                    )
+                    .into(),
                     subject: w.subject.clone(),
                     primary: (span, "requested".into()),
                     secondary: vec![(gpus_span.clone(), format!("{} GPUs", g.count))],
@@ -165,7 +166,8 @@ fn report_none(
              requests)",
             min_cpu * u64::from(g.count),
             min_mem * u64::from(g.count)
-        ).into(),
+        )
+        .into(),
         subject: w.subject.clone(),
         primary: (at, what.to_string()),
         secondary: vec![(gpus_span.clone(), format!("{} GPUs", g.count))],

@@ -29,7 +29,8 @@ impl Rule for LimitExceeded {
                     "what was read before this point was checked; to check the rest, raise \
                      `{key}` under `[limits]` in .gpulint.toml (now {}), or `exclude` the file",
                     hit.value
-                ).into(),
+                )
+                .into(),
                 subject: hit.subject.clone(),
                 primary: (hit.span.clone(), format!("`limits.{key}` reached")),
                 secondary: Vec::new(),

@@ -177,7 +177,8 @@ fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
             ) + &because(&w.role),
             help: format!(
                 "keep the work on one node, or move it to machines with a fabric ({instead})"
-            ).into(),
+            )
+            .into(),
             subject: w.subject.clone(),
             primary: (span.clone(), format!("{nodes} pods across nodes")),
             secondary: Vec::new(),

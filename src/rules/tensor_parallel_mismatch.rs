@@ -89,7 +89,8 @@ impl Rule for TensorParallelMismatch {
                         help: format!(
                             "use a tensor parallel size that divides {} (and the GPUs to match)",
                             spec.heads
-                        ).into(),
+                        )
+                        .into(),
                         subject: w.subject.clone(),
                         primary: (at, format!("{} heads / {tp}", spec.heads)),
                         secondary: Vec::new(),
