@@ -275,7 +275,7 @@ pub struct Later<'a> {
 /// Terraform text whose trees are held at once, at most, while root modules are judged: a
 /// chunk of roots, with the modules they call, is parsed, lowered and dropped before the
 /// next. A tree takes 10 to 30 bytes for each byte of text.
-pub const CHUNK_BYTES: usize = 128 << 10;
+pub const CHUNK_BYTES: usize = 64 << 10;
 
 /// Terraform text a run holds whole, as trees, when it reads no more: a pre-commit call
 /// on one module, or a small repository, parses each file once and streams nothing.
