@@ -6,6 +6,7 @@
 //! cargo bench --bench scale -- --sizes 100,1000 --runs 3
 //! cargo bench --bench scale -- --megabytes 200       # one tree of at least 200 MB
 //! cargo bench --bench scale -- --dir ~/src/kuberay   # a real checkout, as it is
+//! cargo bench --bench scale -- --crds 1000           # 1,000 CRD-heavy manifest files
 //! cargo bench --bench scale -- generate DIR FILES    # only write a tree (bench/checkov.sh)
 //! ```
 //!
@@ -66,6 +67,8 @@ fn bench(args: &[String]) {
         (None, None) => vec![100, 1000, 5000, 20000],
     };
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("trees");
+    // `--crds N` measures N CRD-heavy manifest files (most of an operator's bytes).
+    let crds: Option<usize> = value("--crds").map(|n| n.parse().expect("--crds N"));
     // `--dir PATH` measures a folder as it is (a real checkout) instead of synthetic trees.
     let real = value("--dir").map(PathBuf::from);
     println!(
@@ -79,9 +82,10 @@ fn bench(args: &[String]) {
     );
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     let mut one_file = None;
-    let trees: Vec<(usize, PathBuf)> = match &real {
-        Some(dir) => vec![(0, dir.clone())],
-        None => sizes
+    let trees: Vec<(usize, PathBuf)> = match (&real, crds) {
+        (Some(dir), _) => vec![(0, dir.clone())],
+        (None, Some(n)) => vec![(n, root.join(format!("crds-{n}")))],
+        (None, None) => sizes
             .into_iter()
             .map(|files| (files, root.join(files.to_string())))
             .collect(),
@@ -89,7 +93,11 @@ fn bench(args: &[String]) {
     for (files, dir) in trees {
         if real.is_none() && !dir.join(".complete").exists() {
             let _ = std::fs::remove_dir_all(&dir);
-            tree::generate(&dir, files).expect("the tree is written");
+            if crds.is_some() {
+                tree::generate_crds(&dir, files).expect("the tree is written");
+            } else {
+                tree::generate(&dir, files).expect("the tree is written");
+            }
             std::fs::write(dir.join(".complete"), "").expect("a marker");
         }
         let bytes = tree_bytes(&dir);
@@ -129,7 +137,7 @@ fn bench(args: &[String]) {
             full.findings,
             full.digest,
         );
-        if real.is_none() {
+        if real.is_none() && crds.is_none() {
             one_file.get_or_insert(dir);
         }
     }

@@ -367,3 +367,82 @@ fn k8s_nodepools(u: usize, rng: &mut Rng) -> String {
         "apiVersion: karpenter.sh/v1\nkind: NodePool\nmetadata:\n  name: gpu-{u}\nspec:\n  template:\n    spec:\n      nodeClassRef:\n        group: karpenter.k8s.aws\n        kind: EC2NodeClass\n        name: default\n      requirements:\n        - key: karpenter.k8s.aws/instance-family\n          operator: In\n          values: [\"g6e\", \"g5\"]\n        - key: karpenter.sh/capacity-type\n          operator: In\n          values: [{capacity}]\n      taints:\n        - key: nvidia.com/gpu\n          effect: NoSchedule\n  limits:\n    nvidia.com/gpu: 64\n  disruption:\n    consolidationPolicy: WhenEmptyOrUnderutilized\n    consolidateAfter: 5m\n"
     )
 }
+
+/// Writes a tree of `files` CRD-heavy manifest files under `root`, as an operator's
+/// repository holds them (KServe's and KubeRay's CRDs are most of their bytes): each file
+/// is a `CustomResourceDefinition` with a deep OpenAPI schema of about 120 KB, and every
+/// tenth file is instead a GPU Deployment, so that the rules have something to find.
+/// Returns the tree's size in bytes.
+pub fn generate_crds(root: &Path, files: usize) -> std::io::Result<u64> {
+    let mut bytes = 0;
+    for i in 0..files {
+        let mut rng = Rng::new(i as u64);
+        let text = if i % 10 == 9 {
+            k8s_serving(i, &mut rng)
+        } else {
+            crd(i, &mut rng)
+        };
+        let path = root.join(format!("config/crd-{:03}/crd-{i}.yaml", i / 100));
+        std::fs::create_dir_all(path.parent().expect("a folder"))?;
+        bytes += text.len() as u64;
+        std::fs::write(path, text)?;
+    }
+    Ok(bytes)
+}
+
+/// A CRD whose schema nests objects five deep with a dozen properties at each level, as
+/// generated CRDs (a pod template inside a spec) do.
+fn crd(i: usize, rng: &mut Rng) -> String {
+    fn props(depth: usize, indent: usize, rng: &mut Rng, out: &mut String) {
+        use std::fmt::Write as _;
+        let pad = " ".repeat(indent);
+        let fields = if depth == 0 {
+            12
+        } else {
+            4 + rng.below(3) as usize
+        };
+        for p in 0..fields {
+            let _ = writeln!(out, "{pad}field{p}:");
+            if depth < 4 && p < 3 {
+                let _ = writeln!(
+                    out,
+                    "{pad}  description: Field {p} of level {depth}, as the API reference \
+                     describes it.\n{pad}  type: object\n{pad}  properties:"
+                );
+                props(depth + 1, indent + 4, rng, out);
+            } else {
+                let ty = ["string", "integer", "boolean"][rng.below(3) as usize];
+                let _ = writeln!(
+                    out,
+                    "{pad}  description: A {ty} the controller reads.\n{pad}  type: {ty}"
+                );
+            }
+        }
+    }
+    let mut schema = String::new();
+    props(0, 14, rng, &mut schema);
+    format!(
+        "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets{i}.example.com
+spec:
+  group: example.com
+  names:
+    kind: Widget{i}
+    plural: widgets{i}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+{schema}"
+    )
+}
