@@ -56,6 +56,18 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
         format: OutputFormat,
     },
+    /// Write a commented `.gpulint.toml` with every option at its default (never over an
+    /// existing one).
+    Init {
+        /// The folder to write it in.
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
+    /// Print a shell completion script: `gpulint completions bash > ~/.local/share/bash-completion/completions/gpulint`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -160,12 +172,15 @@ pub struct InputArgs {
     #[arg(long, value_name = "FILE")]
     pub var_file: Vec<PathBuf>,
     /// The configuration file (default: the nearest `.gpulint.toml` from here upward).
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Read links found in a folder that lead outside it (by default they are skipped with
     /// a note, so a link to a secret cannot print it into a log).
     #[arg(long)]
     pub follow_external_links: bool,
+    /// Read what `.gitignore`, `.ignore` and git's excludes leave out of folder walks.
+    #[arg(long)]
+    pub no_ignore: bool,
 }
 
 impl InputArgs {
@@ -177,6 +192,7 @@ impl InputArgs {
             stdin_filename: self.stdin_filename.clone(),
             var_files: self.var_file.clone(),
             follow_external_links: self.follow_external_links,
+            no_ignore: self.no_ignore,
             config: Config::load(self.config.as_deref(), &cwd)?,
             ..Options::default()
         };
@@ -186,13 +202,15 @@ impl InputArgs {
 }
 
 #[derive(clap::Args, Debug)]
+// Command-line switches are bools.
+#[allow(clippy::struct_excessive_bools)]
 pub struct CheckArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    #[arg(long, value_enum, default_value_t = Format::Human)]
+    #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Write the report to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Run only these rules or categories (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "RULES")]
@@ -204,9 +222,28 @@ pub struct CheckArgs {
     /// `fail_on`, else warning].
     #[arg(long, value_enum)]
     pub fail_on: Option<FailOn>,
-    /// Never colour the output (colour is used only on a terminal, and never with NO_COLOR).
+    #[command(flatten)]
+    pub color: ColorArgs,
+    /// Print the findings and nothing else: no notes on stderr, no summary line.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Print how many findings each rule made instead of the findings (JSON with
+    /// `--format json`).
     #[arg(long)]
-    pub no_color: bool,
+    pub statistics: bool,
+    /// Exit 0 even when there are findings (2 still means the run failed).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Also write the report in FORMAT to FILE, from the same run (repeatable), e.g.
+    /// `--report sarif=gpulint.sarif --report markdown=$GITHUB_STEP_SUMMARY`.
+    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report)]
+    pub report: Vec<(Format, PathBuf)>,
+    /// Print the files a run would lint, one a line, and stop.
+    #[arg(long)]
+    pub show_files: bool,
+    /// Print the settings a run would use, each with where it came from, and stop.
+    #[arg(long)]
+    pub show_settings: bool,
     /// Hide the findings recorded in this baseline; new ones still fail.
     #[arg(long, value_name = "FILE")]
     pub baseline: Option<PathBuf>,
@@ -219,14 +256,32 @@ pub struct CheckArgs {
 pub struct InspectArgs {
     #[command(flatten)]
     pub input: InputArgs,
-    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    #[arg(short, long, value_enum, default_value_t = OutputFormat::Human)]
     pub format: OutputFormat,
     /// Write the inventory to FILE instead of stdout.
-    #[arg(long, value_name = "FILE")]
+    #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Never colour the output (colour is used only on a terminal, and never with NO_COLOR).
+    #[command(flatten)]
+    pub color: ColorArgs,
+}
+
+/// When to colour: `--color`, and `--no-color` as its short form for `never`.
+#[derive(clap::Args, Debug)]
+pub struct ColorArgs {
+    /// Colour the output: `auto` on a terminal unless NO_COLOR is set (FORCE_COLOR colours
+    /// a pipe too).
+    #[arg(long, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
+    pub color: When,
+    /// Never colour the output: `--color never`.
     #[arg(long)]
     pub no_color: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum When {
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -237,6 +292,8 @@ pub enum Format {
     Sarif,
     Github,
     Junit,
+    /// A summary table for a pull request or `$GITHUB_STEP_SUMMARY`.
+    Markdown,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -298,8 +355,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Check(args) => check(&args),
         Command::Explain { rule: id } => {
-            let entry =
-                rule(&id).ok_or_else(|| format!("unknown rule `{id}` (see `gpulint rules`)"))?;
+            let entry = rule(&id).ok_or_else(|| {
+                format!(
+                    "unknown rule `{id}`{} (see `gpulint rules`)",
+                    crate::rules::suggestion(&id)
+                )
+            })?;
             out(entry.doc);
             Ok(ExitCode::SUCCESS)
         }
@@ -309,6 +370,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Fit(args) => fit(&args),
         Command::Inspect(args) => inspect(&args),
+        Command::Init { dir } => init(&dir),
+        Command::Completions { shell } => {
+            let mut cmd = <Cli as clap::CommandFactory>::command();
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "gpulint", &mut script);
+            out(&String::from_utf8_lossy(&script));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Catalog { query, format } => {
             let listing = match format {
                 OutputFormat::Human => report::catalog::human(query.as_deref()),
@@ -325,6 +394,30 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 )),
             }
         }
+    }
+}
+
+/// `gpulint init`: the commented defaults, written only where no config is.
+fn init(dir: &std::path::Path) -> Result<ExitCode, String> {
+    let path = dir.join(crate::config::FILE_NAME);
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(crate::config::template().as_bytes()));
+    match written {
+        Ok(()) => {
+            note(&format!(
+                "wrote `{}`: every option at its default",
+                path.display()
+            ));
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(format!(
+            "`{}` exists: refusing to overwrite it (edit it, or remove it first)",
+            path.display()
+        )),
+        Err(e) => Err(format!("cannot write `{}`: {e}", path.display())),
     }
 }
 
@@ -369,6 +462,9 @@ fn fit(a: &FitArgs) -> Result<ExitCode, String> {
 }
 
 fn check(args: &CheckArgs) -> Result<ExitCode, String> {
+    if args.statistics {
+        statistics_format(args.format)?;
+    }
     let opts = Options {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
@@ -384,11 +480,29 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
         .as_deref()
         .map(|p| Baseline::load(p, cap))
         .transpose()?;
+    if args.show_settings {
+        out(&show_settings(args, &opts));
+        return Ok(ExitCode::SUCCESS);
+    }
+    if args.show_files {
+        let found = opts.discover()?;
+        let mut text = String::new();
+        for input in found.inputs.iter().filter(|i| i.requested) {
+            let _ = writeln!(text, "{}", escape(&input.name));
+        }
+        out(&text);
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut outcome = lint(&opts, std::io::stdin().lock())?;
-    let targets = [
+    let mut targets = vec![
         ("--output", args.output.as_deref()),
         ("--write-baseline", args.write_baseline.as_deref()),
     ];
+    targets.extend(
+        args.report
+            .iter()
+            .map(|(_, p)| ("--report", Some(p.as_path()))),
+    );
     refuse_overwrite(
         &targets,
         args.baseline.as_deref(),
@@ -414,32 +528,213 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
             ));
         }
     }
-    for line in &outcome.notes {
-        note(line);
-    }
-    let color = color(args.output.as_deref(), args.no_color);
-    let text = match args.format {
-        Format::Human => {
-            report::human::render(&outcome, &report::human::Style { color, width: 100 })
+    if !args.quiet {
+        for line in &outcome.notes {
+            note(line);
         }
-        Format::Compact => report::compact::render(&outcome),
-        Format::Json => report::json::render(&outcome),
-        Format::Sarif => report::sarif::render(&outcome),
-        Format::Github => report::github::render(&outcome),
-        Format::Junit => report::junit::render(&outcome),
+    }
+    let text = if args.statistics {
+        statistics(&outcome, args.format)
+    } else {
+        render(&outcome, args.format, args, args.output.as_deref())
     };
     write_report(args.output.as_deref(), &text)?;
+    for (format, path) in &args.report {
+        write_report(Some(path), &render(&outcome, *format, args, Some(path)))?;
+    }
     let threshold = args
         .fail_on
         .map(Severity::from)
         .or(opts.config.fail_on)
         .unwrap_or(Severity::Warning);
     let failed = outcome.findings.iter().any(|f| f.severity >= threshold);
-    Ok(if failed {
+    Ok(if failed && !args.exit_zero {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The report of a run in `format`, for `output` (stdout when `None`).
+fn render(
+    outcome: &crate::lint::Outcome,
+    format: Format,
+    args: &CheckArgs,
+    output: Option<&std::path::Path>,
+) -> String {
+    match format {
+        Format::Human => report::human::render(
+            outcome,
+            &report::human::Style {
+                color: color(output, &args.color),
+                width: width(output),
+                summary: !args.quiet,
+            },
+        ),
+        Format::Compact => report::compact::render(outcome),
+        Format::Json => report::json::render(outcome),
+        Format::Sarif => report::sarif::render(outcome),
+        Format::Github => report::github::render(outcome),
+        Format::Junit => report::junit::render(outcome),
+        Format::Markdown => report::markdown::render(outcome),
+    }
+}
+
+/// `--report FORMAT=FILE`.
+fn parse_report(s: &str) -> Result<(Format, PathBuf), String> {
+    let (format, file) = s
+        .split_once('=')
+        .ok_or_else(|| format!("`{s}` is not FORMAT=FILE (e.g. sarif=gpulint.sarif)"))?;
+    let format = Format::from_str(format, true).map_err(|_| {
+        let names: Vec<String> = Format::value_variants()
+            .iter()
+            .filter_map(|v| Some(v.to_possible_value()?.get_name().to_string()))
+            .collect();
+        format!("unknown format `{format}` (one of {})", names.join(", "))
+    })?;
+    if file.is_empty() {
+        return Err(format!("`{s}` names no file"));
+    }
+    Ok((format, PathBuf::from(file)))
+}
+
+/// `--show-settings`: every setting of the run as TOML-like lines, each commented with
+/// where its value came from (the command line, the config file, or the default).
+fn show_settings(args: &CheckArgs, opts: &Options) -> String {
+    let config = &opts.config;
+    let file = config
+        .path
+        .as_ref()
+        .map_or_else(|| "none".to_string(), |p| format!("`{}`", p.display()));
+    let from_file = config.path.as_ref().map_or_else(String::new, |p| {
+        escape(&p.display().to_string()).into_owned()
+    });
+    let mut s = format!("# config file: {}\n", escape(&file));
+    let mut line = |key: &str, value: String, source: &str| {
+        let setting = format!("{key} = {value}");
+        let _ = writeln!(s, "{setting:<40} # {source}");
+    };
+    let pick = |cli: bool, set: bool| {
+        if cli {
+            "command line"
+        } else if set {
+            from_file.as_str()
+        } else {
+            "default"
+        }
+    };
+    let list = |v: &[String]| {
+        let quoted: Vec<String> = v.iter().map(|x| format!("{:?}", escape(x))).collect();
+        format!("[{}]", quoted.join(", "))
+    };
+    let fail_on = args
+        .fail_on
+        .map(Severity::from)
+        .or(config.fail_on)
+        .unwrap_or(Severity::Warning);
+    line(
+        "fail_on",
+        format!("\"{fail_on}\""),
+        pick(args.fail_on.is_some(), config.fail_on.is_some()),
+    );
+    let select = if opts.select.is_empty() {
+        &config.select
+    } else {
+        &opts.select
+    };
+    line(
+        "select",
+        list(select),
+        pick(!opts.select.is_empty(), !config.select.is_empty()),
+    );
+    let ignore: Vec<String> = config.ignore.iter().chain(&opts.ignore).cloned().collect();
+    line(
+        "ignore",
+        list(&ignore),
+        pick(!opts.ignore.is_empty(), !config.ignore.is_empty()),
+    );
+    let exclude = config
+        .exclude
+        .as_ref()
+        .map_or_else(Vec::new, |e| e.patterns.clone());
+    line(
+        "exclude",
+        list(&exclude),
+        pick(false, config.exclude.is_some()),
+    );
+    line(
+        "max_file_size",
+        (config.max_file_size.unwrap_or(crate::lint::MAX_FILE_SIZE) >> 20).to_string(),
+        pick(false, config.max_file_size.is_some()),
+    );
+    line(
+        "follow_external_links",
+        opts.follows_external_links().to_string(),
+        pick(opts.follow_external_links, config.follow_external_links),
+    );
+    line(
+        "respect_gitignore",
+        (!opts.no_ignore).to_string(),
+        pick(opts.no_ignore, false),
+    );
+    line(
+        "docs_url",
+        format!("{:?}", crate::rules::doc_url("{rule}")),
+        pick(false, config.docs_url.is_some()),
+    );
+    for limit in crate::limits::Limit::ALL {
+        let value = config.limits.get(limit);
+        line(
+            &format!("limits.{}", limit.key()),
+            value.to_string(),
+            pick(false, value != limit.default_value()),
+        );
+    }
+    for (id, severity) in &config.severity {
+        line(
+            &format!("rules.{id}.severity"),
+            format!("\"{severity}\""),
+            &from_file,
+        );
+    }
+    for (id, table) in &config.rules {
+        for (key, value) in table {
+            line(&format!("rules.{id}.{key}"), value.to_string(), &from_file);
+        }
+    }
+    if let Some(p) = &config.per_file_ignores {
+        for (glob, rules) in p.entries() {
+            let rules: Vec<String> = rules.iter().map(ToString::to_string).collect();
+            line(
+                &format!("per-file-ignores.{:?}", escape(glob)),
+                list(&rules),
+                &from_file,
+            );
+        }
+    }
+    s
+}
+
+/// `--statistics` in `format` ([`statistics_format`] refused the others): text, or JSON.
+fn statistics(outcome: &crate::lint::Outcome, format: Format) -> String {
+    match format {
+        Format::Json => report::statistics::json(outcome),
+        _ => report::statistics::text(outcome),
+    }
+}
+
+/// `--statistics` prints text or JSON: any other format is refused before the run.
+fn statistics_format(format: Format) -> Result<(), String> {
+    match format {
+        Format::Human | Format::Compact | Format::Json => Ok(()),
+        Format::Sarif | Format::Github | Format::Junit | Format::Markdown => Err(format!(
+            "`--statistics` prints text or JSON: use it with `--format human`, `compact` or \
+             `json`, not `{}`",
+            format
+                .to_possible_value()
+                .map_or_else(String::new, |v| v.get_name().to_string())
+        )),
+    }
 }
 
 /// `gpulint inspect`: the inventory, never a gate (0 unless the run itself fails).
@@ -460,7 +755,7 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
         OutputFormat::Human => {
             let files = inspection.db.iter().filter(|(_, f)| f.requested).count();
             let style = report::inspect::Style {
-                color: color(args.output.as_deref(), args.no_color),
+                color: color(args.output.as_deref(), &args.color),
             };
             report::inspect::human(&view, files, &style)
         }
@@ -470,12 +765,39 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Colour only on a terminal, never with `--no-color` or `NO_COLOR`.
-fn color(output: Option<&std::path::Path>, no_color: bool) -> bool {
-    output.is_none()
-        && std::io::stdout().is_terminal()
-        && !no_color
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+/// Whether to colour a report. `--color always` and `never` (or `--no-color`) decide;
+/// `auto` colours a terminal, never a file, and follows the NO_COLOR and FORCE_COLOR
+/// conventions (https://no-color.org, https://force-color.org) and `CLICOLOR_FORCE`, and
+/// a `TERM=dumb` terminal gets none (`anstyle-query`, which clap already uses).
+fn color(output: Option<&std::path::Path>, args: &ColorArgs) -> bool {
+    match (args.no_color, args.color) {
+        (true, _) | (false, When::Never) => false,
+        (false, When::Always) => true,
+        (false, When::Auto) => {
+            let forced = anstyle_query::clicolor_force()
+                || std::env::var_os("FORCE_COLOR").is_some_and(|v| !v.is_empty());
+            output.is_none()
+                && !anstyle_query::no_color()
+                && (forced
+                    || std::io::stdout().is_terminal() && anstyle_query::term_supports_color())
+        }
+    }
+}
+
+/// The human report's width: the terminal's, else `COLUMNS`, else 100 (a file, a pipe, a
+/// CI log). Never under 40 columns.
+fn width(output: Option<&std::path::Path>) -> usize {
+    let terminal = output
+        .is_none()
+        .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+        .flatten()
+        .map(|(terminal_size::Width(w), _)| usize::from(w));
+    let columns = || {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.trim().parse::<usize>().ok())
+    };
+    terminal.or_else(columns).unwrap_or(100).max(40)
 }
 
 /// Writes a report to `--output` or stdout.

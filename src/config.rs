@@ -6,6 +6,7 @@
 //! exclude = ["vendor/**", "charts/*/templates"]
 //! max_file_size = 16                      # MiB; a larger file is a parse-error, not read
 //! follow_external_links = false           # read links in folders that lead outside them
+//! docs_url = "https://mirror.example/gpulint/{rule}.md" # rule links; `{version}` too
 //!
 //! [limits]                                # raise a limit that real input hits
 //! evaluation = 256                        # MiB of Terraform values evaluated, and more
@@ -62,10 +63,14 @@ pub struct Config {
     /// `--fail-on` when the command line does not say.
     pub fail_on: Option<Severity>,
     pub exclude: Option<Exclude>,
+    /// `[per-file-ignores]`.
+    pub per_file_ignores: Option<PerFileIgnores>,
     /// `max_file_size`, in bytes: a larger file is reported, not read.
     pub max_file_size: Option<u64>,
     /// `follow_external_links`: read links found in a folder that lead outside it.
     pub follow_external_links: bool,
+    /// `docs_url`: where rule documentation links point, `{rule}` standing for the id.
+    pub docs_url: Option<String>,
     /// `[limits]`: the defaults, with what the file sets.
     pub limits: Limits,
     /// `[rules] select`: replaced by `--select`.
@@ -88,18 +93,99 @@ pub struct Config {
 pub struct Exclude {
     base: PathBuf,
     set: GlobSet,
+    /// The globs as written.
+    pub patterns: Vec<String>,
 }
 
 impl Exclude {
     /// Does a glob match the path (relative to the config's folder), one of its folders, or
     /// its name? `vendor`, `vendor/**` and `**/templates` all exclude what they say.
     pub fn excludes(&self, path: &Path, cwd: &Path) -> bool {
+        !self.matching(path, cwd).is_empty()
+    }
+
+    /// The globs, by index, that match the path, one of its folders, or its name.
+    fn matching(&self, path: &Path, cwd: &Path) -> Vec<usize> {
         let absolute = normalize(&cwd.join(path));
         let relative = absolute.strip_prefix(&self.base).unwrap_or(&absolute);
-        relative.ancestors().any(|p| {
-            !p.as_os_str().is_empty()
-                && (self.set.is_match(p) || p.file_name().is_some_and(|n| self.set.is_match(n)))
-        })
+        let mut hits: Vec<usize> = relative
+            .ancestors()
+            .filter(|p| !p.as_os_str().is_empty())
+            .flat_map(|p| {
+                let mut m = self.set.matches(p);
+                if let Some(name) = p.file_name() {
+                    m.extend(self.set.matches(name));
+                }
+                m
+            })
+            .collect();
+        hits.sort_unstable();
+        hits.dedup();
+        hits
+    }
+}
+
+/// `[per-file-ignores]`: rules silenced for the files that globs (relative to the config
+/// file's folder, matched as `exclude` matches) name, as ruff's `per-file-ignores`.
+#[derive(Clone, Debug)]
+pub struct PerFileIgnores {
+    globs: Exclude,
+    /// Per glob: as written, the rule ids it silences (categories expanded), and where it
+    /// is in the config file (line, column).
+    entries: Vec<(String, Vec<&'static str>, (usize, usize))>,
+}
+
+impl PerFileIgnores {
+    /// Each glob, with the rule ids it silences.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, &[&'static str])> {
+        self.entries
+            .iter()
+            .map(|(g, r, _)| (g.as_str(), r.as_slice()))
+    }
+
+    /// Drops the findings an entry silences (`parse-error` and `limit-exceeded` are never
+    /// silenced); returns, for each entry that silenced nothing although one of its rules
+    /// ran, a note that says so.
+    pub fn apply(
+        &self,
+        db: &crate::source::SourceDb,
+        cwd: &Path,
+        ran: &dyn Fn(&str) -> bool,
+        findings: &mut Vec<crate::finding::Finding>,
+        config: &Path,
+    ) -> Vec<String> {
+        let mut used = vec![false; self.entries.len()];
+        let mut by_file: std::collections::HashMap<crate::source::FileId, Vec<usize>> =
+            std::collections::HashMap::new();
+        findings.retain(|f| {
+            if crate::rules::is_always_on(f.rule) {
+                return true;
+            }
+            let file = f.primary.file;
+            let globs = by_file.entry(file).or_insert_with(|| {
+                let name = db.get(file).name.as_str();
+                self.globs.matching(Path::new(name), cwd)
+            });
+            let mut hidden = false;
+            for &g in globs.iter() {
+                if self.entries[g].1.contains(&f.rule) {
+                    used[g] = true;
+                    hidden = true;
+                }
+            }
+            !hidden
+        });
+        self.entries
+            .iter()
+            .zip(used)
+            .filter(|((_, rules, _), used)| !used && rules.iter().any(|r| ran(r)))
+            .map(|((glob, _, (line, col)), _)| {
+                format!(
+                    "{}:{line}:{col}: the `per-file-ignores` entry `{glob}` silenced nothing in this run: remove it, or correct its glob or rules",
+                    config.display()
+                )
+            })
+            .collect()
     }
 }
 
@@ -118,14 +204,20 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// Rule ids or categories, each where it is written.
+type RuleNames = Vec<Spanned<String>>;
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     fail_on: Option<Spanned<String>>,
     exclude: Option<Vec<Spanned<String>>>,
+    #[serde(rename = "per-file-ignores", alias = "per_file_ignores")]
+    per_file_ignores: Option<BTreeMap<Spanned<String>, Spanned<RuleNames>>>,
     max_file_size: Option<Spanned<toml::Value>>,
     #[serde(default)]
     follow_external_links: bool,
+    docs_url: Option<Spanned<String>>,
     #[serde(default)]
     limits: BTreeMap<String, Spanned<toml::Value>>,
     #[serde(default)]
@@ -164,9 +256,12 @@ impl Config {
         .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
         .map_err(|e| format!("cannot read config `{}`: {e}", path.display()))?;
         let mut config = Config::parse(&text, &path)?;
+        let dir = path.parent().unwrap_or(Path::new(""));
         if let Some(exclude) = &mut config.exclude {
-            let dir = path.parent().unwrap_or(Path::new(""));
             exclude.base = normalize(&cwd.join(dir));
+        }
+        if let Some(p) = &mut config.per_file_ignores {
+            p.globs.base = normalize(&cwd.join(dir));
         }
         Ok(config)
     }
@@ -178,7 +273,8 @@ impl Config {
             let (line, col) = span.map_or((1, 1), |s| line_col(text, s.start));
             format!("{}:{line}:{col}: {message}", path.display())
         };
-        let file: File = toml::from_str(text).map_err(|e| at(e.span(), e.message()))?;
+        let file: File =
+            toml::from_str(text).map_err(|e| at(e.span(), &with_suggestion(e.message())))?;
         let mut config = Config {
             path: Some(path.to_path_buf()),
             text: text.to_string(),
@@ -209,6 +305,61 @@ impl Config {
             config.exclude = Some(Exclude {
                 base: PathBuf::new(),
                 set,
+                patterns: globs.iter().map(|g| g.get_ref().clone()).collect(),
+            });
+        }
+
+        if let Some(table) = file.per_file_ignores {
+            let mut set = GlobSetBuilder::new();
+            let mut entries = Vec::new();
+            for (glob, rules) in table {
+                let pattern = glob.get_ref().trim_end_matches('/');
+                let built = GlobBuilder::new(pattern)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| at(Some(glob.span()), &format!("`per-file-ignores`: {e}")))?;
+                set.add(built);
+                let mut ids = Vec::new();
+                for name in rules.get_ref() {
+                    let rule = |id: &str| crate::rules::rule(id).map(|r| r.id);
+                    let found: Vec<&'static str> = match crate::rules::canonical(name.get_ref()) {
+                        Some(c) => match rule(c) {
+                            Some(id) => vec![id],
+                            None => crate::rules::RULES
+                                .iter()
+                                .filter(|r| r.meta.category.as_str() == c)
+                                .map(|r| r.id)
+                                .collect(),
+                        },
+                        None => {
+                            return Err(at(
+                                Some(name.span()),
+                                &format!(
+                                    "unknown rule or category `{}` in `per-file-ignores`{} (see `gpulint rules`)",
+                                    name.get_ref(),
+                                    crate::rules::suggestion(name.get_ref())
+                                ),
+                            ));
+                        }
+                    };
+                    ids.extend(found);
+                }
+                entries.push((
+                    glob.get_ref().clone(),
+                    ids,
+                    line_col(text, glob.span().start),
+                ));
+            }
+            let set = set
+                .build()
+                .map_err(|e| at(None, &format!("`per-file-ignores`: {e}")))?;
+            config.per_file_ignores = Some(PerFileIgnores {
+                globs: Exclude {
+                    base: PathBuf::new(),
+                    set,
+                    patterns: entries.iter().map(|(g, _, _)| g.clone()).collect(),
+                },
+                entries,
             });
         }
 
@@ -229,13 +380,27 @@ impl Config {
 
         config.follow_external_links = file.follow_external_links;
 
+        if let Some(url) = file.docs_url {
+            let ok = url.get_ref().contains("{rule}")
+                && (url.get_ref().starts_with("https://") || url.get_ref().starts_with("http://"));
+            if !ok {
+                return Err(at(
+                    Some(url.span()),
+                    "`docs_url` must be an http(s) address with `{rule}` where the rule id goes",
+                ));
+            }
+            config.docs_url = Some(url.into_inner());
+        }
+
         for (key, value) in file.limits {
             let Some(limit) = Limit::ALL.into_iter().find(|l| l.key() == key) else {
                 let keys: Vec<&str> = Limit::ALL.iter().map(|l| l.key()).collect();
                 return Err(at(
                     Some(value.span()),
                     &format!(
-                        "unknown key `{key}` in `[limits]` (known: {})",
+                        "unknown key `{key}` in `[limits]`{} (known: {})",
+                        crate::rules::closest(&key, keys.iter().copied())
+                            .map_or_else(String::new, |k| format!("; did you mean `{k}`?")),
                         keys.join(", ")
                     ),
                 ));
@@ -334,13 +499,16 @@ impl Config {
             return Err(at(
                 Some(span),
                 &format!(
-                    "unknown rule `{id}` in `[rules]` (see `gpulint rules`; `select` and `ignore` are the other keys)"
+                    "unknown rule `{id}` in `[rules]`{} (see `gpulint rules`; `select` and `ignore` are the other keys)",
+                    crate::rules::suggestion(id)
                 ),
             ));
         };
         let toml::Value::Table(mut table) = value.into_inner() else {
             return Err(at(Some(span), &format!("`rules.{id}` must be a table")));
         };
+        // `[rules.GPU_Starved_CPU_Memory]` is the rule `gpu-starved-cpu-memory`.
+        let id = entry.id;
         if let Some(level) = table.remove("severity") {
             let level = level.as_str().unwrap_or_default();
             if crate::rules::is_always_on(id) {
@@ -394,6 +562,7 @@ impl Config {
     /// Adds the configured instance types and models to the catalog and the model registry.
     /// Call once, before linting or `fit`.
     pub fn install(&self) -> Result<(), String> {
+        crate::rules::set_docs_url(self.docs_url.clone());
         let path = self.path.as_deref().unwrap_or(Path::new(FILE_NAME));
         if !self.instances.is_empty() {
             crate::catalog::extend(&self.instances).map_err(|(i, message)| {
@@ -410,6 +579,79 @@ impl Config {
             crate::fit::models::extend(self.models.clone())?;
         }
         Ok(())
+    }
+}
+
+/// What `gpulint init` writes: every option at its default, each with a comment, so that
+/// the file reads as the documentation of what can be set. It loads as the defaults.
+pub fn template() -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "# gpulint configuration. Every option is at its default; change what you need.\n\
+         # gpulint finds this file upward from the working folder, or reads `--config FILE`.\n\n\
+         # Exit 1 when a finding is at or above this severity: error, warning or info.\n\
+         fail_on = \"warning\"\n\n\
+         # Globs of files and folders never read, relative to this file's folder.\n\
+         exclude = []\n\n",
+    );
+    let _ = write!(
+        s,
+        "# A larger file is reported as `parse-error`, not read (MiB, at most 4096).\n\
+         max_file_size = {}\n\n\
+         # Read links in folders that lead outside them (off: a link cannot print a secret).\n\
+         follow_external_links = false\n\n\
+         # Where rule documentation links point; `{{rule}}` is the rule id, `{{version}}`\n\
+         # gpulint's version.\n\
+         # docs_url = \"{}\"\n\n",
+        crate::lint::MAX_FILE_SIZE >> 20,
+        crate::rules::DOCS_URL.replace(env!("CARGO_PKG_VERSION"), "{version}"),
+    );
+    s.push_str("# Bounds on what one file or module may cost to check; a limit hit is reported.\n[limits]\n");
+    for l in Limit::ALL {
+        let value = format!("{} = {}", l.key(), l.default_value());
+        let _ = writeln!(s, "{value:<27} # {}", l.unit());
+    }
+    s.push_str(
+        "\n[rules]\n\
+         # Rule ids or categories to run (empty: all) and to skip; `gpulint rules` lists them.\n\
+         select = []\n\
+         ignore = []\n",
+    );
+    for r in crate::rules::RULES
+        .iter()
+        .filter(|r| !r.meta.options.is_empty())
+    {
+        let _ = write!(
+            s,
+            "\n[rules.{}]\n# severity = \"{}\" # off, info, warning or error\n",
+            r.id,
+            r.meta.severity.as_str()
+        );
+        for o in r.meta.options {
+            let _ = writeln!(s, "{} = {} # {}", o.name, o.default, o.doc);
+        }
+    }
+    s.push_str(
+        "\n# Rules silenced for files the glob names, relative to this file's folder.\n\
+         [per-file-ignores]\n\
+         # \"samples/**\" = [\"multi-gpu-without-nvlink\"]\n",
+    );
+    s
+}
+
+/// serde's "unknown field `fial_on`, expected one of `fail_on`, …", with the closest known
+/// key named first: "…; did you mean `fail_on`?".
+fn with_suggestion(message: &str) -> String {
+    let Some(rest) = message.strip_prefix("unknown field `") else {
+        return message.to_string();
+    };
+    let Some((name, expected)) = rest.split_once('`') else {
+        return message.to_string();
+    };
+    let known = expected.split('`').skip(1).step_by(2);
+    match crate::rules::closest(name, known) {
+        Some(k) => format!("{message}; did you mean `{k}`?"),
+        None => message.to_string(),
     }
 }
 

@@ -1,7 +1,9 @@
 //! Discovery: command-line paths to the files to read.
 //!
-//! Folders are walked (skipping `.git`, `.terraform` and `node_modules`; links to files are
-//! read, links to folders are not followed, so a link loop cannot trap the walk). A link
+//! Folders are walked as git sees them: what `.gitignore`, `.ignore`, `.git/info/exclude`
+//! and the global excludes ignore is skipped (`--no-ignore` reads it), and so are `.git`,
+//! `.terraform`, `.venv` and `node_modules`. Links to files are read, links to folders
+//! are not followed, so a link loop cannot trap the walk. A link
 //! found in a folder whose target lies outside that folder is not read unless asked
 //! (`--follow-external-links`): a pull request must not be able to print
 //! `/proc/self/environ` or a credentials file into the CI log. A named `.tf` or `.tfvars`
@@ -15,12 +17,10 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use walkdir::WalkDir;
-
 use crate::config::Exclude;
 use crate::source::FileKind;
 
-const SKIPPED_DIRS: [&str; 3] = [".git", ".terraform", "node_modules"];
+const SKIPPED_DIRS: [&str; 4] = [".git", ".terraform", ".venv", "node_modules"];
 
 /// A file to read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -186,6 +186,7 @@ pub fn discover(
     stdin_name: Option<&str>,
     exclude: Option<&Exclude>,
     follow_external_links: bool,
+    respect_ignores: bool,
 ) -> Result<Discovered, String> {
     let cwd = std::env::current_dir().ok();
     let excluded = |p: &Path| match (exclude, &cwd) {
@@ -233,18 +234,33 @@ pub fn discover(
             let root = (!follow_external_links)
                 .then(|| std::fs::canonicalize(path).ok())
                 .flatten();
-            let walk = WalkDir::new(path)
-                .sort_by_file_name()
-                .into_iter()
-                .filter_entry(|e| {
-                    e.depth() == 0
-                        || !((e.file_type().is_dir()
-                            && SKIPPED_DIRS.iter().any(|s| e.file_name() == *s))
-                            || excluded(e.path()))
-                });
+            // Shared with the walker's threads-safe filter.
+            let (exclude, here) = (exclude.cloned(), cwd.clone());
+            let walk = ignore::WalkBuilder::new(path)
+                // `.gitignore` (in a git repository or not), `.ignore`, `.git/info/exclude`
+                // and the global excludes, unless `--no-ignore`; hidden files are read.
+                .standard_filters(respect_ignores)
+                .hidden(false)
+                .require_git(false)
+                .follow_links(false)
+                .sort_by_file_name(std::cmp::Ord::cmp)
+                .filter_entry(move |e| {
+                    let skipped_dir = e.file_type().is_some_and(|t| t.is_dir())
+                        && SKIPPED_DIRS.iter().any(|s| e.file_name() == *s);
+                    let excluded = match (&exclude, &here) {
+                        (Some(ex), Some(cwd)) => ex.excludes(e.path(), cwd),
+                        _ => false,
+                    };
+                    e.depth() == 0 || !(skipped_dir || excluded)
+                })
+                .build();
             for entry in walk {
+                if let Some(problem) = entry.as_ref().ok().and_then(ignore::DirEntry::error) {
+                    // A `.gitignore` that does not parse: its valid lines still apply.
+                    found.notes.push(format!("{problem}"));
+                }
                 match entry {
-                    Ok(e) if is_file_or_link(e.file_type(), e.path()) => {
+                    Ok(e) if e.file_type().is_some_and(|t| is_file_or_link(t, e.path())) => {
                         let Some(kind) = FileKind::from_path(e.path()) else {
                             continue;
                         };
@@ -432,16 +448,28 @@ fn is_file_or_link(t: std::fs::FileType, path: &Path) -> bool {
 }
 
 /// A folder the walk could not enter: say which, and that its files were not linted.
-fn walk_error(e: &walkdir::Error, cwd: Option<&Path>) -> String {
-    let why = e
-        .io_error()
-        .map_or_else(|| e.to_string(), ToString::to_string);
-    match e.path() {
-        Some(p) => format!(
-            "cannot read `{}`: {why}; the files in it are not linted",
-            display_name(p, cwd)
+fn walk_error(e: &ignore::Error, cwd: Option<&Path>) -> String {
+    match e {
+        ignore::Error::WithPath { path, err } => format!(
+            "cannot read `{}`: {}; the files in it are not linted",
+            display_name(path, cwd),
+            io_reason(err)
         ),
-        None => format!("skipped: {e}"),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            walk_error(err, cwd)
+        }
+        other => format!("skipped: {other}"),
+    }
+}
+
+/// The operating system's reason for an error of the walk, without the path it adds.
+fn io_reason(e: &ignore::Error) -> String {
+    match e {
+        ignore::Error::Io(io) => io.to_string(),
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => io_reason(err),
+        other => other.to_string(),
     }
 }
 

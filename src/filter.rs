@@ -1,6 +1,6 @@
 //! Filtering findings: which rules run, which files report, and in what order.
 
-use crate::finding::{Category, Finding};
+use crate::finding::Finding;
 use crate::rules::{RULES, RuleEntry, report_unused_suppressions};
 use crate::source::SourceDb;
 use crate::suppress::Directive;
@@ -13,14 +13,21 @@ pub fn select_rules(
     ignore: &[String],
 ) -> Result<Vec<&'static RuleEntry>, String> {
     let matches = |name: &str, r: &RuleEntry| r.id == name || r.meta.category.as_str() == name;
-    for name in select.iter().chain(ignore) {
-        let is_category = Category::ALL.iter().any(|c| c.as_str() == name);
-        if !is_category && !RULES.iter().any(|r| r.id == name) {
-            return Err(format!(
-                "unknown rule or category `{name}` (see `gpulint rules`)"
-            ));
-        }
-    }
+    // Ids in any case and with `_` for `-` are understood.
+    let known = |names: &[String]| -> Result<Vec<&'static str>, String> {
+        names
+            .iter()
+            .map(|name| {
+                crate::rules::canonical(name).ok_or_else(|| {
+                    format!(
+                        "unknown rule or category `{name}`{} (see `gpulint rules`)",
+                        crate::rules::suggestion(name)
+                    )
+                })
+            })
+            .collect()
+    };
+    let (select, ignore) = (known(select)?, known(ignore)?);
     Ok(RULES
         .iter()
         .filter(|r| {

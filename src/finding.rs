@@ -132,9 +132,56 @@ pub struct Finding {
     /// Where values that decide the finding were set (the tfvars line, the module call
     /// argument, the variable default), each with what it says.
     pub related: Vec<Label>,
+    /// What the waste it flags costs, when the price snapshot knows.
+    pub cost: Option<Box<Cost>>,
+}
+
+/// What capacity a finding flags costs while it stays up: list price, with its basis.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Cost {
+    pub usd_per_hour: f64,
+    pub usd_per_month: f64,
+    /// "list price in us-east-1 as of 2026-07-20 (AWS-K); no discounts", and what was
+    /// multiplied ("1 instance").
+    pub basis: String,
+    pub as_of: String,
+    pub region: String,
+}
+
+impl Cost {
+    /// `units` of an instance type at `price` (units > 0).
+    pub fn of(price: &crate::catalog::prices::Price, units: f64, what: &str) -> Cost {
+        let month = crate::catalog::catalog().prices.hours_per_month;
+        Cost {
+            usd_per_hour: price.usd_per_hour * units,
+            usd_per_month: price.usd_per_hour * units * month,
+            basis: format!("{what}; {}", crate::catalog::prices::basis(price)),
+            as_of: price.as_of.clone(),
+            region: price.region.clone(),
+        }
+    }
+
+    /// " — idle cost: $55.04/h ($40,179/month; 1 instance; list price in …)".
+    pub fn suffix(&self) -> String {
+        use crate::catalog::prices::usd;
+        format!(
+            " — idle cost: {}/h ({}/month; {})",
+            usd(self.usd_per_hour),
+            usd(self.usd_per_month),
+            self.basis
+        )
+    }
 }
 
 impl Finding {
+    /// The message as text formats show it: with its cost, when it has one.
+    pub fn shown_message(&self) -> std::borrow::Cow<'_, str> {
+        match &self.cost {
+            Some(c) => format!("{}{}", self.message, c.suffix()).into(),
+            None => self.message.as_str().into(),
+        }
+    }
+
     /// The files its labels point into: the primary's, the secondaries', the related'.
     pub fn files(&self) -> impl Iterator<Item = crate::source::FileId> + '_ {
         std::iter::once(&self.primary)

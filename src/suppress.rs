@@ -56,7 +56,9 @@ impl Directive {
         if self.form != Form::File && !self.scope.contains(&at) {
             return false;
         }
-        match self.ids.iter().position(|(id, _)| id == rule) {
+        // Ids in any case and with `_` for `-` are understood.
+        let same = |id: &str| id == rule || crate::rules::normalize(id) == rule;
+        match self.ids.iter().position(|(id, _)| same(id)) {
             Some(i) => {
                 self.used[i] = true;
                 true

@@ -40,6 +40,8 @@ fn examples_json_has_exactly_the_design_fields() {
         fields,
         [
             "column",
+            // Issue 20: what the waste costs, when the price snapshot knows.
+            "cost",
             "end_column",
             "end_line",
             "file",
@@ -49,8 +51,28 @@ fn examples_json_has_exactly_the_design_fields() {
             "related",
             "rule",
             "severity",
-            "subject"
+            "subject",
+            // Issue 19: the rule's documentation link.
+            "url"
         ]
+    );
+    let cost = &v["findings"][0]["cost"];
+    assert_eq!(cost["usd_per_hour"], 21.957_642);
+    assert_eq!(cost["region"], "us-east-1");
+    assert_eq!(cost["as_of"], "2026-07-20");
+    assert!(
+        cost["basis"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 instance; list price in us-east-1 as of 2026-07-20"),
+        "{cost}"
+    );
+    assert_eq!(
+        v["findings"][0]["url"],
+        format!(
+            "https://github.com/gpulint/gpulint/blob/v{}/rules/missing-auto-shutdown.md",
+            env!("CARGO_PKG_VERSION")
+        )
     );
     let mut summary: Vec<_> = v["summary"].as_object().unwrap().keys().cloned().collect();
     summary.sort();

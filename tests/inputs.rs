@@ -139,7 +139,7 @@ fn devices_and_fifos_given_as_options_end_the_run_with_an_error() {
     );
 
     if !mkfifo(&d.join("fifo")) {
-        eprintln!("SKIPPED: no mkfifo");
+        common::skip("no mkfifo");
         return;
     }
     for (flag, what) in [
@@ -178,7 +178,7 @@ fn process_substitution_still_gives_var_files() {
         .current_dir(d)
         .output()
     else {
-        eprintln!("SKIPPED: no bash");
+        common::skip("no bash");
         return;
     };
     assert_eq!(o.status.code(), Some(1), "{o:?}");
@@ -220,7 +220,7 @@ fn two_files_never_share_a_name_and_both_are_linted() {
     )
     .is_err()
     {
-        eprintln!("SKIPPED: the file system refuses names that are not UTF-8");
+        common::skip("the file system refuses names that are not UTF-8");
     } else {
         let o = run(d, &["check", "--format", "json", "a"]);
         assert_eq!(
@@ -308,7 +308,7 @@ fn an_unwritable_stderr_changes_neither_report_nor_exit_code() {
     let d = dir.path();
     write(d, "gpu/main.tf", GPU_VM);
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
-        eprintln!("SKIPPED: no /dev/full");
+        common::skip("no /dev/full");
         return;
     };
     // The baseline note and an error both go to stderr.

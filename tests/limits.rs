@@ -170,7 +170,7 @@ fn unreadable_files_are_findings_and_unreadable_folders_are_notes() {
     // Let the temporary folder be removed.
     std::fs::set_permissions(d.join("locked"), std::fs::Permissions::from_mode(0o755)).unwrap();
     if !bites {
-        eprintln!("SKIPPED: running as root, every file is readable");
+        common::skip("running as root, every file is readable");
         return;
     }
     assert_eq!(
@@ -199,7 +199,7 @@ fn fifos_are_never_opened() {
         .status()
         .is_ok_and(|s| s.success());
     if !made {
-        eprintln!("SKIPPED: no mkfifo");
+        common::skip("no mkfifo");
         return;
     }
     // Found in a folder: not a file, skipped.
@@ -253,7 +253,7 @@ fn names_that_are_not_utf8_are_read_and_shown_escaped() {
     let other = std::ffi::OsStr::from_bytes(b"gpu-\xFE.tf");
     for n in [name, other] {
         if std::fs::write(d.join(n), GPU_VM).is_err() {
-            eprintln!("SKIPPED: the file system refuses names that are not UTF-8");
+            common::skip("the file system refuses names that are not UTF-8");
             return;
         }
     }

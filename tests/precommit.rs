@@ -25,7 +25,7 @@ fn pre_commit() -> Option<String> {
         std::env::var_os("GPULINT_REQUIRE_PRE_COMMIT").is_none(),
         "pre-commit is required here but `{exe} --version` failed"
     );
-    eprintln!("SKIPPED: pre-commit is not installed (pip install pre-commit)");
+    common::skip("pre-commit is not installed (pip install pre-commit)");
     None
 }
 
@@ -136,10 +136,8 @@ fn the_system_hook_runs_gpulint_from_path() {
 #[test]
 fn the_rust_hook_builds_gpulint_from_this_repository() {
     if std::env::var_os("GPULINT_TEST_RUST_HOOK").is_none() {
-        eprintln!(
-            "SKIPPED: set GPULINT_TEST_RUST_HOOK=1 to build the `language: rust` hook with cargo"
-        );
+        common::skip("set GPULINT_TEST_RUST_HOOK=1 to build the `language: rust` hook with cargo");
         return;
     }
-    hook_fails_then_passes("gpulint");
+    hook_fails_then_passes("gpulint-rust");
 }

@@ -90,6 +90,7 @@ fn snapshot_text(case: &Path, outcome: &Outcome) -> String {
         &report::human::Style {
             color: false,
             width: 100,
+            summary: true,
         },
     ));
     s.push_str("\n# JSON\n\n");

@@ -108,7 +108,8 @@ fn a_module_no_call_reaches_is_judged_on_its_own() {
         common::stdout(&out),
         "gpu/main.tf:1:1: warning [missing-auto-shutdown] `aws_instance.trainer` runs 8 × \
          NVIDIA A100 40GB SXM4 (p4d.24xlarge) with no idle or scheduled stop: it bills by the \
-         hour whether it computes or not\n"
+         hour whether it computes or not — idle cost: $21.96/h ($16,029/month; 1 instance; \
+         list price in us-east-1 as of 2026-07-20 (AWS-K; DR 2026-11-09 agrees); no discounts)\n"
     );
 }
 

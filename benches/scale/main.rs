@@ -252,7 +252,7 @@ fn peak_rss_kb() -> u64 {
 /// Bytes of the files a run over `dir` reads, found as a run finds them: a Helm chart's
 /// templates, a folder's `.json` and links out of the folder are not read.
 fn tree_bytes(dir: &Path) -> u64 {
-    gpulint::discover::discover(&[dir.to_path_buf()], None, None, false).map_or(0, |found| {
+    gpulint::discover::discover(&[dir.to_path_buf()], None, None, false, true).map_or(0, |found| {
         found
             .inputs
             .iter()

@@ -19,6 +19,7 @@ const AZURE: &str = include_str!("data/azure.toml");
 const KUBERNETES: &str = include_str!("data/kubernetes.toml");
 
 pub mod kubernetes;
+pub mod prices;
 pub mod workloads;
 
 /// How sure the catalog is of a row (`reference/gpu-facts.md` tags).
@@ -273,6 +274,8 @@ pub struct Catalog {
     /// GCP N1 attachable GPUs.
     pub accelerators: Vec<Accelerator>,
     pub kubernetes: kubernetes::Vocabulary,
+    /// On-demand list prices, a dated snapshot.
+    pub prices: prices::Prices,
     gpu_by_name: HashMap<String, &'static Gpu>,
     instance_by_name: HashMap<(Provider, String), usize>,
 }
@@ -387,7 +390,11 @@ impl Catalog {
         let kubernetes = kubernetes::Vocabulary::load(KUBERNETES, |id| {
             gpu_by_name.get(&id.to_ascii_lowercase()).copied()
         })?;
+        let prices = prices::Prices::load(|provider, name| {
+            instance_by_name.contains_key(&(provider, name.to_ascii_lowercase()))
+        })?;
         Ok(Catalog {
+            prices,
             gpus: gpus.iter().collect(),
             architectures,
             instances,

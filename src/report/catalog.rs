@@ -117,19 +117,23 @@ fn instance_table(out: &mut String, instances: &[&InstanceType]) {
     {
         let _ = writeln!(
             out,
-            "{:<6} {:<30} {:<14} {:>5}  {:<16} {:<16} src",
-            "cloud", "instance type", "GPU", "count", "interconnect", "fabric"
+            "{:<6} {:<30} {:<14} {:>5}  {:<16} {:<16} {:>9} src",
+            "cloud", "instance type", "GPU", "count", "interconnect", "fabric", "$/h"
         );
         for i in instances {
             let _ = writeln!(
                 out,
-                "{:<6} {:<30} {:<14} {:>5}  {:<16} {:<16} {:?}",
+                "{:<6} {:<30} {:<14} {:>5}  {:<16} {:<16} {:>9} {:?}",
                 i.provider.as_str(),
                 i.row.name,
                 i.gpu.id,
                 i.row.count,
                 i.row.interconnect.as_str(),
                 i.row.fabric.as_str(),
+                catalog()
+                    .prices
+                    .get(i.provider, &i.row.name)
+                    .map_or_else(|| "—".to_string(), |p| format!("{:.2}", p.usd_per_hour)),
                 i.row.confidence
             );
         }
@@ -215,6 +219,12 @@ fn instance_detail(out: &mut String, i: &InstanceType) {
         r.fabric.as_str(),
         network(r)
     );
+    let prices = &catalog().prices;
+    let price = prices.get(i.provider, &r.name).map_or_else(
+        || "no known list price in the snapshot".to_string(),
+        |p| prices.describe(p),
+    );
+    let _ = writeln!(out, "  price         {price}");
     let _ = writeln!(out, "  source        {} [{:?}]", r.source, r.confidence);
     let _ = writeln!(
         out,
@@ -267,6 +277,16 @@ fn instance_json(i: &InstanceType) -> Value {
         "efa_devices": i.row.efa_devices,
         "source": i.row.source,
         "confidence": i.row.confidence.as_str(),
+        "price": catalog().prices.get(i.provider, &i.row.name).map(|p| json!({
+            "usd_per_hour": p.usd_per_hour,
+            "usd_per_month": p.usd_per_hour * catalog().prices.hours_per_month,
+            "region": p.region,
+            "as_of": p.as_of,
+            "source": p.source,
+            "spot": p.spot,
+            "note": p.note,
+            "basis": "list price, no discounts",
+        })),
     })
 }
 

@@ -20,7 +20,7 @@ pub fn render(outcome: &Outcome) -> String {
             at.region.start_column,
             f.severity,
             f.rule,
-            escape(&f.message),
+            escape(&f.shown_message()),
             if related.is_empty() { "" } else { " — " },
             escape(&related),
         );

@@ -30,7 +30,7 @@ pub fn render(outcome: &Outcome) -> String {
             property(&format!("gpulint {}", f.rule)),
             data(&format!(
                 "{}\nhelp: {}{}",
-                escape(&f.message),
+                escape(&f.shown_message()),
                 escape(&f.help),
                 match super::related_line(outcome, f) {
                     r if r.is_empty() => String::new(),

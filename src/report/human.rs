@@ -25,7 +25,13 @@ use crate::source::{FileId, SourceDb, SourceFile};
 pub struct Style {
     pub color: bool,
     pub width: usize,
+    /// The closing line: how many findings in how many files (`--quiet` leaves it out).
+    pub summary: bool,
 }
+
+/// Lines between a finding's own label and another label of its file beyond which the
+/// other gets a snippet of its own instead of printing every line between.
+const GAP: usize = 8;
 
 /// A snippet line longer than this (in bytes) is shown as a window around its label.
 const LONG_LINE: usize = 400;
@@ -43,7 +49,13 @@ pub fn render(outcome: &Outcome, style: &Style) -> String {
     };
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(style.width)
+        // At spaces only: `--tensor-parallel-size` and `Llama-3.1-8B` stay whole, so a
+        // command in a message can be copied; a word longer than the line runs over it.
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .with_break_words(false)
         .with_links(false)
+        .with_urls(true)
         .with_context_lines(1);
     let mut out = String::new();
     let mut odd = OddLines::default();
@@ -51,27 +63,15 @@ pub fn render(outcome: &Outcome, style: &Style) -> String {
         render_finding(&handler, &outcome.db, &mut odd, f, &mut out);
         out.push('\n');
     }
+    if !style.summary {
+        return out;
+    }
     let c = Counts::of(outcome);
     let files = plural(outcome.files_linted(), "file");
     if c.total() == 0 {
         let _ = writeln!(out, "No findings in {files}.");
     } else {
-        let mut parts = Vec::new();
-        for (n, word) in [
-            (c.errors, "error"),
-            (c.warnings, "warning"),
-            (c.infos, "info"),
-        ] {
-            if n > 0 {
-                parts.push(plural(n, word));
-            }
-        }
-        let _ = writeln!(
-            out,
-            "Found {} ({}) in {files}.",
-            plural(c.total(), "finding"),
-            parts.join(", ")
-        );
+        let _ = writeln!(out, "Found {} in {files}.", c.summary());
     }
     out
 }
@@ -101,7 +101,7 @@ fn render_finding(
             escape(&file.name),
             finding.severity,
             finding.rule,
-            escape(&finding.message)
+            escape(&finding.shown_message())
         );
     }
 }
@@ -146,7 +146,10 @@ fn content(file: &SourceFile, line: usize) -> (usize, usize, usize) {
 #[derive(Debug)]
 struct Diag<'a> {
     message: Cow<'a, str>,
-    code: Option<&'a str>,
+    /// `warning[missing-auto-shutdown]`, as rustc heads its diagnostics.
+    code: Option<String>,
+    /// The rule's documentation.
+    url: Option<String>,
     severity: miette::Severity,
     help: Option<Cow<'a, str>>,
     source: Source<'a>,
@@ -162,19 +165,35 @@ impl<'a> Diag<'a> {
         if let Some(span) = &f.primary.span {
             spans.push((span.clone(), Some(f.primary.text.as_str()), true));
         }
+        // The primary label's lines: a label of the same file further than [`GAP`] lines
+        // from them gets a snippet of its own, so the lines between are not printed (as
+        // rustc elides them).
+        let source = db.get(file);
+        let line = |at: usize| source.line_col(at).0;
+        let near = f
+            .primary
+            .span
+            .as_ref()
+            .map(|p| (line(p.start), line(p.end)));
+        let far = |span: &Range<usize>| {
+            near.is_some_and(|(first, last)| {
+                line(span.start) + GAP < first || line(span.end) > last + GAP
+            })
+        };
         for l in f.secondary.iter().chain(&f.related) {
-            if l.file == file {
-                if let Some(span) = &l.span {
+            match &l.span {
+                Some(span) if l.file == file && !far(span) => {
                     spans.push((span.clone(), Some(l.text.as_str()), false));
                 }
-            } else {
-                related.push(Diag::related(db, odd, l));
+                None if l.file == file => {}
+                _ => related.push(Diag::related(db, odd, l)),
             }
         }
         let (source, labels) = Source::new(db, odd, file, &spans);
         Diag {
-            message: escape(&f.message),
-            code: Some(f.rule),
+            message: escape(&f.shown_message()).into_owned().into(),
+            code: Some(format!("{}[{}]", f.severity, f.rule)),
+            url: Some(crate::rules::doc_url(f.rule)),
             severity: match f.severity {
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
@@ -193,6 +212,7 @@ impl<'a> Diag<'a> {
         Diag {
             message: escape(&l.text),
             code: None,
+            url: None,
             severity: miette::Severity::Advice,
             help: None,
             source,
@@ -226,7 +246,15 @@ impl std::error::Error for Diag<'_> {}
 
 impl Diagnostic for Diag<'_> {
     fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
-        self.code.map(|c| Box::new(c) as Box<dyn fmt::Display>)
+        self.code
+            .as_deref()
+            .map(|c| Box::new(c) as Box<dyn fmt::Display>)
+    }
+
+    fn url<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.url
+            .as_deref()
+            .map(|u| Box::new(u) as Box<dyn fmt::Display>)
     }
 
     fn severity(&self) -> Option<miette::Severity> {
@@ -728,6 +756,7 @@ mod tests {
             primary: at(&spans[0], "here"),
             secondary: spans[1..].iter().map(|s| at(s, "there")).collect(),
             related: Vec::new(),
+            cost: None,
         };
         let mut out = String::new();
         render_finding(
@@ -814,6 +843,7 @@ mod tests {
             let diag = |(source, labels)| Diag {
                 message: "m".into(),
                 code: None,
+                url: None,
                 severity: miette::Severity::Error,
                 help: None,
                 source,

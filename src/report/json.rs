@@ -22,8 +22,13 @@ struct Finding<'a> {
     at: At<'a>,
     subject: &'a str,
     help: &'a str,
+    /// The rule's documentation.
+    url: String,
     /// Where values that decide the finding were set (empty when none).
     related: Vec<Related<'a>>,
+    /// What the flagged waste costs, when the price snapshot knows (issue 20).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cost: Option<&'a crate::finding::Cost>,
 }
 
 #[derive(Serialize)]
@@ -77,6 +82,8 @@ pub fn render(outcome: &Outcome) -> String {
             at: At::of(outcome, &f.primary),
             subject: &f.subject,
             help: &f.help,
+            url: crate::rules::doc_url(f.rule),
+            cost: f.cost.as_deref(),
             related: f
                 .related
                 .iter()

@@ -60,11 +60,11 @@ pub fn render(outcome: &Outcome) -> String {
                 out,
                 "      <failure type=\"{}\" message=\"{}\">{}:{line}:{col}: {} [{}] {}\nhelp: {}{}</failure>",
                 f.severity,
-                xml(&f.message),
+                xml(&f.shown_message()),
                 xml(file),
                 f.severity,
                 f.rule,
-                xml(&f.message),
+                xml(&f.shown_message()),
                 xml(&f.help),
                 match super::related_line(outcome, f) {
                     r if r.is_empty() => String::new(),

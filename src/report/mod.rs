@@ -9,7 +9,9 @@ pub mod human;
 pub mod inspect;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod sarif;
+pub mod statistics;
 
 use std::ops::Range;
 
@@ -62,6 +64,22 @@ impl Counts {
 
     pub fn total(self) -> usize {
         self.errors + self.warnings + self.infos
+    }
+
+    /// `3 findings (1 error, 2 warnings)`: the closing line of the human and Markdown
+    /// reports.
+    pub fn summary(self) -> String {
+        let mut parts = Vec::new();
+        for (n, word) in [
+            (self.errors, "error"),
+            (self.warnings, "warning"),
+            (self.infos, "info"),
+        ] {
+            if n > 0 {
+                parts.push(plural(n, word));
+            }
+        }
+        format!("{} ({})", plural(self.total(), "finding"), parts.join(", "))
     }
 }
 

@@ -64,7 +64,7 @@ fn descriptor(r: &RuleEntry) -> Value {
         "shortDescription": {"text": r.meta.summary},
         "fullDescription": {"text": section(r.doc, "What it flags").unwrap_or(r.meta.summary)},
         "help": {"text": r.doc, "markdown": r.doc},
-        "helpUri": format!("{HOME}/blob/main/rules/{}.md", r.id),
+        "helpUri": crate::rules::doc_url(r.id),
         "defaultConfiguration": {"level": level(r.meta.severity)},
         "properties": {"tags": [r.meta.category.as_str()]},
     })
@@ -82,6 +82,9 @@ fn result(outcome: &Outcome, f: &Finding, rule_index: Option<usize>, digest: &st
     });
     if let Some(i) = rule_index {
         r["ruleIndex"] = json!(i);
+    }
+    if let Some(cost) = &f.cost {
+        r["properties"]["cost"] = json!(cost);
     }
     if !(f.secondary.is_empty() && f.related.is_empty()) {
         r["relatedLocations"] = f

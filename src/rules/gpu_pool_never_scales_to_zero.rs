@@ -2,7 +2,7 @@
 //! running when there is no work.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
-use crate::finding::{Category, Severity};
+use crate::finding::{Category, Cost, Severity};
 use crate::model::{Capacity, CapacityKind, Dialect, Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
@@ -50,37 +50,81 @@ impl Rule for GpuPoolNeverScalesToZero {
                 _ => nodes(*min),
             };
             let least = if bounded { "at least " } else { "" };
-            cx.report(Report {
-                message: format!(
-                    "`{}` {} {least}{} of {}: {} when no {}{}",
-                    c.subject,
-                    if fixed {
-                        "stays at"
-                    } else if bounded {
-                        "keeps running"
-                    } else {
-                        "never scales below"
-                    },
-                    nodes(*min),
-                    describe(m),
-                    if *min == 1 { "it bills" } else { "they bill" },
-                    if serves { "request comes" } else { "job runs" },
-                    because(&c.role),
-                ),
-                help: help(c).into(),
-                subject: c.subject.clone(),
-                primary: (
-                    min_span.clone(),
-                    if fixed {
-                        format!("fixed at {written}")
-                    } else {
-                        format!("minimum {written}")
-                    },
-                ),
-                secondary: vec![(machine_span.clone(), gpu_label(m))],
-            });
+            let zones = c.scale.per_zone.filter(|&z| z > 1);
+            let cost = floor_cost(c.provider, &machines, *min, bounded, zones);
+            cx.report_costed(
+                Report {
+                    message: format!(
+                        "`{}` {} {least}{} of {}: {} when no {}{}",
+                        c.subject,
+                        if fixed {
+                            "stays at"
+                        } else if bounded {
+                            "keeps running"
+                        } else {
+                            "never scales below"
+                        },
+                        nodes(*min),
+                        describe(m),
+                        if *min == 1 { "it bills" } else { "they bill" },
+                        if serves { "request comes" } else { "job runs" },
+                        because(&c.role),
+                    ),
+                    help: help(c).into(),
+                    subject: c.subject.clone(),
+                    primary: (
+                        min_span.clone(),
+                        if fixed {
+                            format!("fixed at {written}")
+                        } else {
+                            format!("minimum {written}")
+                        },
+                    ),
+                    secondary: vec![(machine_span.clone(), gpu_label(m))],
+                },
+                cost,
+            );
         }
     }
+}
+
+/// What the minimum costs while no work runs: `min` nodes at list price. A bounded
+/// minimum, or a pool that may start any of several types (priced at the cheapest), costs
+/// at least that; a type the snapshot has no price for leaves the cost unknown.
+fn floor_cost(
+    provider: Provider,
+    machines: &[&crate::model::Machine],
+    min: u64,
+    bounded: bool,
+    zones: Option<u64>,
+) -> Option<Cost> {
+    let prices = &crate::catalog::catalog().prices;
+    let priced: Option<Vec<_>> = machines
+        .iter()
+        .map(|m| prices.get(provider, &m.name))
+        .collect();
+    let cheapest = priced?
+        .into_iter()
+        .min_by(|a, b| a.usd_per_hour.total_cmp(&b.usd_per_hour))?;
+    let at_least = bounded || machines.len() > 1;
+    let what = format!(
+        "{}{}{} of {}{}",
+        if at_least { "at least " } else { "" },
+        nodes(min),
+        zones.map_or_else(String::new, |z| format!(
+            " ({} per zone × {z} zones)",
+            min / z
+        )),
+        cheapest.instance,
+        if machines.len() > 1 {
+            " (the cheapest type the pool may start)"
+        } else {
+            ""
+        }
+    );
+    // Node counts are small: u64 to f64 is exact here.
+    #[allow(clippy::cast_precision_loss)]
+    Some(Cost::of(cheapest, min as f64, &what))
 }
 
 fn help(c: &Capacity) -> &'static str {

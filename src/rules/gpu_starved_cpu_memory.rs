@@ -16,10 +16,14 @@ pub const META: RuleMeta = RuleMeta {
         RuleOption {
             name: "min_cpu_per_gpu",
             kind: OptionKind::PositiveInteger,
+            default: DEFAULT_CPU,
+            doc: "vCPUs each GPU needs at least",
         },
         RuleOption {
             name: "min_memory_gib_per_gpu",
             kind: OptionKind::PositiveInteger,
+            default: DEFAULT_MEMORY_GIB,
+            doc: "GiB of memory each GPU needs at least",
         },
     ],
 };

@@ -2,7 +2,7 @@
 //! when idle or on a schedule.
 
 use super::{Report, Rule, RuleContext, RuleMeta};
-use crate::finding::{Category, Severity};
+use crate::finding::{Category, Cost, Severity};
 use crate::model::{Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider};
 
 pub const META: RuleMeta = RuleMeta {
@@ -31,13 +31,25 @@ impl Rule for MissingAutoShutdown {
             };
             let machine = machines[0];
             let gpus = machine.gpus.as_ref().expect("GPU machines have GPUs");
-            cx.report(Report {
-                message: message(c, machine, gpus),
-                help: help(c).into(),
-                subject: c.subject.clone(),
-                primary: (c.header.clone(), "GPU VM with no auto-shutdown".into()),
-                secondary: vec![(span.clone(), gpu_label(gpus))],
-            });
+            // What it costs while it stays up: one VM (a template's every VM, each).
+            let what = match c.kind {
+                CapacityKind::Template => "each VM",
+                _ => "1 instance",
+            };
+            let cost = crate::catalog::catalog()
+                .prices
+                .get(c.provider, &machine.name)
+                .map(|p| Cost::of(p, 1.0, what));
+            cx.report_costed(
+                Report {
+                    message: message(c, machine, gpus),
+                    help: help(c).into(),
+                    subject: c.subject.clone(),
+                    primary: (c.header.clone(), "GPU VM with no auto-shutdown".into()),
+                    secondary: vec![(span.clone(), gpu_label(gpus))],
+                },
+                cost,
+            );
         }
     }
 }

@@ -23,6 +23,10 @@ pub struct RuleMeta {
 pub struct RuleOption {
     pub name: &'static str,
     pub kind: OptionKind,
+    /// Its value when the config does not set it (`gpulint init` writes it).
+    pub default: u64,
+    /// What it means, for `gpulint init`'s comment.
+    pub doc: &'static str,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,8 +104,83 @@ pub fn is_always_on(id: &str) -> bool {
     matches!(id, "parse-error" | "limit-exceeded")
 }
 
+/// The rule `id` names, written as users write ids: in any case, with `_` for `-`.
 pub fn rule(id: &str) -> Option<&'static RuleEntry> {
-    RULES.iter().find(|r| r.id == id)
+    RULES.iter().find(|r| r.id == id).or_else(|| {
+        let id = normalize(id);
+        RULES.iter().find(|r| r.id == id)
+    })
+}
+
+/// Where a rule's documentation is: its Markdown in this repository at the released
+/// version. `docs_url` in `.gpulint.toml` points a mirror elsewhere.
+pub const DOCS_URL: &str = concat!(
+    "https://github.com/gpulint/gpulint/blob/v",
+    env!("CARGO_PKG_VERSION"),
+    "/rules/{rule}.md"
+);
+
+static DOCS: std::sync::RwLock<Option<String>> = std::sync::RwLock::new(None);
+
+/// Sets where rule documentation links point: a template with `{rule}` (and optionally
+/// `{version}`); `None` restores [`DOCS_URL`].
+pub fn set_docs_url(template: Option<String>) {
+    *DOCS
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = template;
+}
+
+/// The documentation link of rule `id`.
+pub fn doc_url(id: &str) -> String {
+    let docs = DOCS
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    docs.as_deref()
+        .unwrap_or(DOCS_URL)
+        .replace("{version}", env!("CARGO_PKG_VERSION"))
+        .replace("{rule}", id)
+}
+
+/// A rule id or category as written, in the registry's spelling: lower case, `-` for `_`.
+pub fn normalize(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace('_', "-")
+}
+
+/// The rule id or category `name` stands for, in the registry's spelling.
+pub fn canonical(name: &str) -> Option<&'static str> {
+    let name = normalize(name);
+    RULES
+        .iter()
+        .map(|r| r.id)
+        .chain(Category::ALL.iter().map(|c| c.as_str()))
+        .find(|k| *k == name)
+}
+
+/// The rule id or category closest to an unknown `name`, when one is close enough to be a
+/// typo of it (Jaro-Winkler similarity of at least 0.8, as clap suggests subcommands).
+pub fn did_you_mean(name: &str) -> Option<&'static str> {
+    closest(
+        &normalize(name),
+        RULES
+            .iter()
+            .map(|r| r.id)
+            .chain(Category::ALL.iter().map(|c| c.as_str())),
+    )
+}
+
+/// The candidate closest to `name`, when one is close enough to be a typo of it.
+pub fn closest<'k>(name: &str, candidates: impl IntoIterator<Item = &'k str>) -> Option<&'k str> {
+    candidates
+        .into_iter()
+        .map(|k| (strsim::jaro_winkler(name, k), k))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, k)| k)
+}
+
+/// `; did you mean `x`?` after an unknown name, or nothing.
+pub fn suggestion(name: &str) -> String {
+    did_you_mean(name).map_or_else(String::new, |k| format!("; did you mean `{k}`?"))
 }
 
 /// What a rule reports, before the registry adds its id and severity.
@@ -159,7 +238,16 @@ impl<'a> RuleContext<'a> {
             primary: label(r.primary),
             secondary: r.secondary.into_iter().map(label).collect(),
             related: Vec::new(),
+            cost: None,
         });
+    }
+
+    /// [`report`](Self::report), with what the flagged waste costs.
+    pub fn report_costed(&mut self, r: Report, cost: Option<crate::finding::Cost>) {
+        self.report(r);
+        if let Some(f) = self.findings.last_mut() {
+            f.cost = cost.map(Box::new);
+        }
     }
 }
 

@@ -13,6 +13,8 @@ pub const META: RuleMeta = RuleMeta {
     options: &[RuleOption {
         name: "threshold",
         kind: OptionKind::PositiveInteger,
+        default: DEFAULT_THRESHOLD,
+        doc: "generations behind the newest before a reservation is stale",
     }],
 };
 

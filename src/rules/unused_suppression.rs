@@ -39,6 +39,7 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
         primary: Label::new(d.file, Some(span), "hides nothing"),
         secondary: Vec::new(),
         related: Vec::new(),
+        cost: None,
     };
     if d.ids.is_empty() {
         return vec![finding(
@@ -52,19 +53,26 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
         if *used {
             continue;
         }
-        if crate::rules::is_always_on(id) {
+        if crate::rules::is_always_on(&crate::rules::normalize(id)) {
             out.push(finding(
                 span.clone(),
                 format!("this {what} names `{id}`, which cannot be suppressed"),
                 "fix the file instead: a file gpulint cannot read or check is never a pass",
             ));
         } else if rule(id).is_none() {
-            out.push(finding(
-                span.clone(),
-                format!("this {what} names `{id}`, which is not a gpulint rule"),
-                "correct the rule id (`gpulint rules` lists them) or remove it",
-            ));
-        } else if ran(id) && id != "unused-suppression" {
+            let help = match crate::rules::did_you_mean(id) {
+                Some(meant) => format!("did you mean `{meant}`? (`gpulint rules` lists them)"),
+                None => "correct the rule id (`gpulint rules` lists them) or remove it".into(),
+            };
+            out.push(Finding {
+                help: help.into(),
+                ..finding(
+                    span.clone(),
+                    format!("this {what} names `{id}`, which is not a gpulint rule"),
+                    "",
+                )
+            });
+        } else if rule(id).is_some_and(|r| ran(r.id) && r.id != "unused-suppression") {
             out.push(finding(
                 span.clone(),
                 format!("this {what} hides `{id}`, but `{id}` reports nothing here"),

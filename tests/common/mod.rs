@@ -16,6 +16,9 @@ pub fn gpulint(args: &[&str], cwd: &Path, stdin: Option<&[u8]>) -> Output {
         .args(args)
         .current_dir(cwd)
         .env_remove("NO_COLOR")
+        .env_remove("COLUMNS")
+        .env_remove("FORCE_COLOR")
+        .env_remove("CLICOLOR_FORCE")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -62,6 +65,30 @@ pub fn positions(v: &serde_json::Value) -> Vec<(String, u64, u64)> {
             )
         })
         .collect()
+}
+
+/// Where skipped tests are recorded, one line each; `.ci/run` prints how many and why,
+/// so a test that could not run here never passes as if it had.
+pub const SKIPPED: &str = concat!(env!("CARGO_TARGET_TMPDIR"), "/skipped-tests.txt");
+
+/// Records that the calling test could not run here, and why. It returns; the test then
+/// stops, and libtest shows it as passed, so the record is what tells.
+#[allow(dead_code, clippy::print_stderr)] // not every test file skips
+pub fn skip(why: &str) {
+    use std::io::Write as _;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    eprintln!("SKIPPED {test}: {why}");
+    let line = format!("{test}: {why}\n");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(SKIPPED);
+    if let Ok(mut f) = file {
+        let _ = f.write_all(line.as_bytes());
+    }
 }
 
 pub fn write(dir: &Path, name: &str, bytes: impl AsRef<[u8]>) {
