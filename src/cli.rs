@@ -49,6 +49,10 @@ pub enum Command {
     /// Print the inventory the rules read: capacity, workloads, roles with their evidence,
     /// links and unknowns (default: the current folder). `-` reads stdin.
     Inspect(InspectArgs),
+    /// Price the GPU capacity the files write, at its minimum, desired and maximum size
+    /// (on-demand list prices from the catalog's dated snapshot; default: the current
+    /// folder). `-` reads stdin.
+    Cost(InspectArgs),
     /// List or look up GPUs and instance types.
     Catalog {
         /// A GPU or instance type name, or part of one (case-insensitive).
@@ -258,7 +262,7 @@ pub struct InspectArgs {
     pub input: InputArgs,
     #[arg(short, long, value_enum, default_value_t = OutputFormat::Human)]
     pub format: OutputFormat,
-    /// Write the inventory to FILE instead of stdout.
+    /// Write the report to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
@@ -370,6 +374,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Fit(args) => fit(&args),
         Command::Inspect(args) => inspect(&args),
+        Command::Cost(args) => cost(&args),
         Command::Init { dir } => init(&dir),
         Command::Completions { shell } => {
             let mut cmd = <Cli as clap::CommandFactory>::command();
@@ -760,6 +765,27 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
             report::inspect::human(&view, files, &style)
         }
         OutputFormat::Json => report::inspect::json(&view),
+    };
+    write_report(args.output.as_deref(), &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cost(args: &InspectArgs) -> Result<ExitCode, String> {
+    let opts = args.input.options()?;
+    let inspection = crate::lint::inspect(&opts, std::io::stdin().lock())?;
+    refuse_overwrite(
+        &[("--output", args.output.as_deref())],
+        None,
+        &inspection.db,
+        opts.config.path.as_deref(),
+    )?;
+    for line in &inspection.notes {
+        note(line);
+    }
+    let priced = crate::cost::price(&inspection.inventory);
+    let text = match args.format {
+        OutputFormat::Human => report::cost::text(&inspection.db, &priced),
+        OutputFormat::Json => report::cost::json(&inspection.db, &priced),
     };
     write_report(args.output.as_deref(), &text)?;
     Ok(ExitCode::SUCCESS)

@@ -146,26 +146,64 @@ pub struct Cost {
     pub basis: String,
     pub as_of: String,
     pub region: String,
+    /// The figures are a lower bound: a count known only as "at least", the cheapest of
+    /// several types, or GPUs priced without their machine.
+    #[serde(skip)]
+    pub at_least: bool,
+    /// What text output calls the figure: "idle cost", "reserved", "overspend".
+    #[serde(skip)]
+    pub label: &'static str,
 }
 
 impl Cost {
-    /// `units` of an instance type at `price` (units > 0).
-    pub fn of(price: &crate::catalog::prices::Price, units: f64, what: &str) -> Cost {
+    /// `units` machines at `price` (units > 0), in the region the code names (`written`),
+    /// when it names one. A `what` that says "at least", or a price of GPUs alone, makes
+    /// the figures a lower bound. Dollars are rounded to cents a month and to 1/10,000 an
+    /// hour.
+    pub fn of(
+        price: &crate::catalog::prices::Quote,
+        written: Option<&str>,
+        units: f64,
+        what: &str,
+    ) -> Cost {
+        Cost::hourly(price.usd_per_hour * units, price, written, what)
+    }
+
+    /// `usd_per_hour` worked out from `price` (its basis, date and region), as `what`
+    /// says.
+    pub fn hourly(
+        usd_per_hour: f64,
+        price: &crate::catalog::prices::Quote,
+        written: Option<&str>,
+        what: &str,
+    ) -> Cost {
         let month = crate::catalog::catalog().prices.hours_per_month;
+        let round = |usd: f64, to: f64| (usd * to).round() / to;
         Cost {
-            usd_per_hour: price.usd_per_hour * units,
-            usd_per_month: price.usd_per_hour * units * month,
-            basis: format!("{what}; {}", crate::catalog::prices::basis(price)),
+            usd_per_hour: round(usd_per_hour, 10_000.0),
+            usd_per_month: round(usd_per_hour * month, 100.0),
+            basis: format!("{what}; {}", price.basis(written)),
+            at_least: price.gpus_only || what.starts_with("at least"),
             as_of: price.as_of.clone(),
             region: price.region.clone(),
+            label: "idle cost",
         }
+    }
+
+    /// The same figures under another name in text output.
+    #[must_use]
+    pub fn labelled(mut self, label: &'static str) -> Cost {
+        self.label = label;
+        self
     }
 
     /// " — idle cost: $55.04/h ($40,179/month; 1 instance; list price in …)".
     pub fn suffix(&self) -> String {
         use crate::catalog::prices::usd;
         format!(
-            " — idle cost: {}/h ({}/month; {})",
+            " — {}: {}{}/h ({}/month; {})",
+            self.label,
+            if self.at_least { "at least " } else { "" },
             usd(self.usd_per_hour),
             usd(self.usd_per_month),
             self.basis

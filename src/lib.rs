@@ -7,6 +7,7 @@ pub mod bounded;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod cost;
 pub mod discover;
 pub mod filter;
 pub mod finding;

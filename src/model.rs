@@ -235,6 +235,9 @@ pub struct Capacity {
     pub market: Value<Market>,
     pub scale: Scale,
     pub zones: Value<Zones>,
+    /// The region written for it: its provider block's `region`, an Azure `location`.
+    /// [`Capacity::region`] also reads it off the zones.
+    pub region: Option<Str>,
     /// Placement that packs machines together (or spreads them). `Absent`: none asked.
     pub placement: Value<Placement>,
     /// Whether the fast inter-node network (EFA, GPUDirect, InfiniBand) is set up.
@@ -340,6 +343,25 @@ impl Inventory {
     }
 }
 
+/// The region of a zone as the provider names them: `us-east-1a` → `us-east-1` (AWS),
+/// `us-central1-a` → `us-central1` (GCP). Azure zones (`1`) and AWS zone ids (`use1-az1`)
+/// name no region.
+fn zone_region(provider: Provider, zone: &str) -> Option<&str> {
+    match provider {
+        Provider::Aws => {
+            let region = zone.strip_suffix(|c: char| c.is_ascii_lowercase())?;
+            region
+                .ends_with(|c: char| c.is_ascii_digit())
+                .then_some(region)
+        }
+        Provider::Gcp => {
+            let (region, letter) = zone.rsplit_once('-')?;
+            (letter.len() == 1 && letter.chars().all(|c| c.is_ascii_lowercase())).then_some(region)
+        }
+        _ => None,
+    }
+}
+
 impl Capacity {
     /// Capacity with nothing known beyond what it is.
     pub fn new(subject: String, provider: Provider, kind: CapacityKind, header: Span) -> Self {
@@ -352,6 +374,7 @@ impl Capacity {
             market: Value::Absent,
             scale: Scale::default(),
             zones: Value::Absent,
+            region: None,
             placement: Value::Absent,
             fast_fabric: Value::Absent,
             reserved: None,
@@ -362,6 +385,22 @@ impl Capacity {
             stop: Vec::new(),
             written_in: Dialect::Terraform,
         }
+    }
+
+    /// The region its machines run in, when the code says: the zones' region (`us-east-1a`,
+    /// `us-central1-a`, a regional GKE pool's region), else the region written for it.
+    /// `None` when neither is known or the zones span regions.
+    pub fn region(&self) -> Option<&str> {
+        let from_zones = match self.zones.known() {
+            Some(Zones::Region(r)) => Some(r.as_str()),
+            Some(Zones::Listed(zones)) => {
+                let mut regions = zones.iter().map(|z| zone_region(self.provider, z));
+                let first = regions.next().flatten();
+                first.filter(|f| regions.all(|r| r == Some(*f)))
+            }
+            None => None,
+        };
+        from_zones.or(self.region.as_deref())
     }
 
     /// The machine types that carry GPUs, with the span that names them. `None` when the
@@ -404,6 +443,9 @@ pub enum CapacityKind {
 pub struct Scale {
     pub min: Value<u64>,
     pub max: Value<u64>,
+    /// The size it starts at or is asked to keep (`desired_size`, `desired_capacity`, an
+    /// autoscaled AKS pool's `node_count`), when written: what it costs as deployed.
+    pub desired: Value<u64>,
     /// Set when the written bounds are per zone (GKE `min_node_count`): the totals above
     /// are the written figure times this many zones.
     pub per_zone: Option<u64>,
@@ -448,6 +490,7 @@ impl Scale {
     pub fn fixed(n: Value<u64>) -> Self {
         Scale {
             min: n.clone(),
+            desired: n.clone(),
             max: n,
             ..Scale::default()
         }

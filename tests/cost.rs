@@ -140,3 +140,206 @@ fn a_pool_floor_costs_its_minimum_nodes_at_list_price_or_at_least_the_cheapest()
     let h200 = by_subject("aws_eks_node_group.h200");
     assert!(h200.get("cost").is_none(), "{h200}");
 }
+
+#[test]
+fn gpulint_cost_prices_each_gpu_resource_at_its_sizes_with_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "main.tf",
+        format!(
+            "{}{}{}",
+            pool("h100", "\"p5.48xlarge\"", 2),
+            pool("mixed", "\"g5.xlarge\", \"g6.xlarge\"", 1),
+            pool("h200", "\"p5e.48xlarge\"", 1)
+        ),
+    );
+    let v = json(&gpulint(
+        &["cost", "--format", "json", "."],
+        dir.path(),
+        None,
+    ));
+    assert_eq!(v["version"], 1);
+    let by = |s: &str| {
+        v["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["subject"] == s)
+            .unwrap_or_else(|| panic!("{s}: {v}"))
+            .clone()
+    };
+    let h100 = by("aws_eks_node_group.h100");
+    assert_eq!(
+        (h100["file"].as_str(), h100["line"].as_u64()),
+        (Some("main.tf"), Some(1))
+    );
+    assert_eq!(h100["machines"]["minimum"]["count"], 2);
+    assert_eq!(h100["machines"]["maximum"]["count"], 4);
+    assert_eq!(h100["cost"]["minimum"]["usd_per_hour"], 110.08);
+    assert_eq!(h100["cost"]["maximum"]["usd_per_hour"], 220.16);
+    assert_eq!(h100["cost"]["maximum"]["usd_per_month"], 160_716.8);
+    assert_eq!(h100["price"]["as_of"], "2026-07-20");
+    // Several types: the cheapest, as a lower bound.
+    let mixed = by("aws_eks_node_group.mixed");
+    assert_eq!(mixed["machine"]["type"], "g6.xlarge");
+    assert_eq!(mixed["cost"]["minimum"]["at_least"], true);
+    // No sourced price: listed, not priced, not in the total.
+    let h200 = by("aws_eks_node_group.h200");
+    assert!(h200["price"].is_null() && h200["cost"].is_null(), "{h200}");
+    let total = &v["total"];
+    assert_eq!(
+        (total["priced"].as_u64(), total["resources"].as_u64()),
+        (Some(2), Some(3))
+    );
+    let min = total["minimum"]["usd_per_hour"].as_f64().unwrap();
+    assert!((min - (110.08 + 0.8048)).abs() < 1e-9, "{min}");
+
+    let text = stdout(&gpulint(&["cost", "."], dir.path(), None));
+    assert!(
+        text.contains("minimum 2: $110/h ($80,358/month) · maximum 4: $220/h ($160,717/month)"),
+        "{text}"
+    );
+    assert!(text.contains("no price known"), "{text}");
+    assert!(
+        text.contains("1 resource with no known price is left out of the total."),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_desired_size_outside_the_bounds_is_priced_as_the_cloud_clamps_it() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "main.tf",
+        "resource \"aws_autoscaling_group\" \"g\" {\n  min_size = 4\n  max_size = 5\n  \
+         desired_capacity = 2\n  mixed_instances_policy {\n    launch_template {\n      \
+         override {\n        instance_type = \"p5.48xlarge\"\n      }\n    }\n  }\n}\n",
+    );
+    let v = json(&gpulint(
+        &["cost", "--format", "json", "."],
+        dir.path(),
+        None,
+    ));
+    let g = &v["resources"][0];
+    assert_eq!(g["machines"]["desired"]["count"], 4, "{v}");
+}
+
+#[test]
+fn a_region_written_in_the_code_is_named_in_the_basis() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "main.tf",
+        format!(
+            "provider \"aws\" {{\n  region = \"eu-west-1\"\n}}\n{}",
+            pool("h100", "\"p5.48xlarge\"", 1)
+        ),
+    );
+    let v = json(&gpulint(
+        &[
+            "check",
+            "-f",
+            "json",
+            "--select",
+            "gpu-pool-never-scales-to-zero",
+            ".",
+        ],
+        dir.path(),
+        None,
+    ));
+    let basis = v["findings"][0]["cost"]["basis"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        basis.contains("list price in us-east-1 as of 2026-07-20 (AWS-K; DR 2026-11-09 agrees; the snapshot has no eu-west-1 price)"),
+        "{basis}"
+    );
+    assert_eq!(v["findings"][0]["cost"]["region"], "us-east-1");
+    // In the snapshot's own region, nothing more is said.
+    common::write(
+        dir.path(),
+        "main.tf",
+        format!(
+            "provider \"aws\" {{\n  region = \"us-east-1\"\n}}\n{}",
+            pool("h100", "\"p5.48xlarge\"", 1)
+        ),
+    );
+    let v = json(&gpulint(
+        &[
+            "check",
+            "-f",
+            "json",
+            "--select",
+            "gpu-pool-never-scales-to-zero",
+            ".",
+        ],
+        dir.path(),
+        None,
+    ));
+    let basis = v["findings"][0]["cost"]["basis"].as_str().unwrap();
+    assert!(!basis.contains("the snapshot has no"), "{basis}");
+}
+
+#[test]
+fn every_costed_rule_prices_its_waste_and_statistics_sum_it() {
+    let fixtures = [
+        (
+            "idle-gpu-workload",
+            "fixtures/idle-gpu-workload/fires/sleeper-on-pool",
+            "idle cost: $2.84/h",
+        ),
+        (
+            "oversized-inference-gpu",
+            "fixtures/oversized-inference-gpu/fires/priced.yaml",
+            "overspend: $4.44/h",
+        ),
+        (
+            "stale-generation-reservation",
+            "fixtures/stale-generation-reservation/fires/aws.tf",
+            "reserved: $48.96/h",
+        ),
+        (
+            "missing-auto-shutdown",
+            "fixtures/missing-auto-shutdown/fires/gcp-instances.tf",
+            "idle cost: at least $0.35/h",
+        ),
+    ];
+    for (rule, path, says) in fixtures {
+        let out = stdout(&common::run(&[
+            "check", "-f", "compact", "--select", rule, path,
+        ]));
+        assert!(out.contains(says), "{rule}: {out}");
+    }
+    // Two GPUs of a g5.12xlarge's four: half its 5.672 list price.
+    let v = json(&common::run(&[
+        "check",
+        "-f",
+        "json",
+        "--select",
+        "idle-gpu-workload",
+        "fixtures/idle-gpu-workload/fires/sleeper-on-pool",
+    ]));
+    assert_eq!(v["findings"][0]["cost"]["usd_per_hour"], 2.836);
+    let v = json(&common::run(&[
+        "check",
+        "--statistics",
+        "-f",
+        "json",
+        "fixtures/stale-generation-reservation/fires",
+    ]));
+    let sum = &v["summary"]["cost"];
+    let rows: f64 = v["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["cost"]["usd_per_hour"].as_f64())
+        .sum();
+    assert!(sum["priced"].as_u64().unwrap() >= 3, "{v}");
+    assert!(
+        (sum["usd_per_hour"].as_f64().unwrap() - rows).abs() < 1e-6,
+        "{v}"
+    );
+}

@@ -122,6 +122,50 @@ impl Prices {
             .get(&(provider, instance.to_ascii_lowercase()))
     }
 
+    /// What one machine costs an hour, as far as the snapshot says: its instance type's
+    /// list price, or for a GCP N1 machine with GPUs attached, the GPUs' price alone (the
+    /// machine's vCPUs and memory are extra, so that is a lower bound). `None` when the
+    /// snapshot has no price for it.
+    pub fn quote(&self, provider: Provider, m: &crate::model::Machine) -> Option<Quote> {
+        if let Some(q) = self.quote_instance(provider, &m.name) {
+            return Some(q);
+        }
+        let gpus = m.gpus.as_ref()?;
+        if provider != Provider::Gcp || !m.name.to_ascii_lowercase().starts_with("n1-") {
+            return None;
+        }
+        // The accelerator type that attaches this GPU, and its per-GPU price.
+        let accelerator = super::catalog()
+            .accelerators
+            .iter()
+            .find(|a| a.gpu.id == gpus.gpu.id)?;
+        let g = self
+            .gpus
+            .iter()
+            .find(|g| g.accelerator == accelerator.row.name)?;
+        Some(Quote {
+            usd_per_hour: g.usd_per_gpu_hour * f64::from(gpus.count),
+            gpus_only: true,
+            name: format!("{} × {} on {}", gpus.count, g.accelerator, m.name),
+            region: g.region.clone(),
+            as_of: g.as_of.clone(),
+            source: g.source.clone(),
+        })
+    }
+
+    /// An instance type's list price as a [`Quote`].
+    pub fn quote_instance(&self, provider: Provider, instance: &str) -> Option<Quote> {
+        let p = self.get(provider, instance)?;
+        Some(Quote {
+            usd_per_hour: p.usd_per_hour,
+            gpus_only: false,
+            name: p.instance.clone(),
+            region: p.region.clone(),
+            as_of: p.as_of.clone(),
+            source: p.source.clone(),
+        })
+    }
+
     /// "$55.04/h ($40,179/month), list price in us-east-1 as of 2026-07-20 (AWS-K)".
     pub fn describe(&self, p: &Price) -> String {
         format!(
@@ -139,6 +183,45 @@ impl Prices {
 
     pub fn is_empty(&self) -> bool {
         self.by_instance.is_empty()
+    }
+}
+
+/// One machine's hourly price, from an instance type's row or (GCP N1) its GPUs' rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quote {
+    pub usd_per_hour: f64,
+    /// Only the attached GPUs are priced: the machine costs more.
+    pub gpus_only: bool,
+    /// `p5.48xlarge`, or `2 × nvidia-tesla-t4 on n1-standard-8`.
+    pub name: String,
+    pub region: String,
+    pub as_of: String,
+    pub source: String,
+}
+
+impl Quote {
+    /// "list price in us-east-1 as of 2026-07-20 (AWS-K); no discounts". `written` is the
+    /// region the code names, when it names one: where the snapshot's price is for another
+    /// region (it holds one region per instance type), the basis says so.
+    pub fn basis(&self, written: Option<&str>) -> String {
+        let mut source = self.source.clone();
+        if let Some(r) = written.filter(|r| !r.eq_ignore_ascii_case(&self.region)) {
+            source = format!("{source}; the snapshot has no {r} price");
+        }
+        let what = if self.gpus_only {
+            "GPU list price"
+        } else {
+            "list price"
+        };
+        let extra = if self.gpus_only {
+            "; the N1 machine's vCPUs and memory are extra"
+        } else {
+            ""
+        };
+        format!(
+            "{what} in {} as of {} ({source}){extra}; no discounts",
+            self.region, self.as_of
+        )
     }
 }
 

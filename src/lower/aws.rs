@@ -354,6 +354,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c.scale = Scale {
         min: b.u64("min_size"),
         max: b.u64("max_size"),
+        desired: b.u64("desired_capacity"),
         min_at_least: b.u64_at_least("min_size"),
         ..Scale::default()
     };
@@ -433,6 +434,7 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         Value::Known(s, _) => Scale {
             min: s.u64("min_size"),
             max: s.u64("max_size"),
+            desired: s.u64("desired_size"),
             min_at_least: s.u64_at_least("min_size"),
             ..Scale::default()
         },

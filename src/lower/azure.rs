@@ -42,6 +42,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.placement = proximity(b);
             c.reserved = b.span_of("capacity_reservation_group_id");
             c.role = r.role(&["tags"], &[]);
+            c.region = location(b);
             out.capacity.push(c);
         }
     }
@@ -69,20 +70,32 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     }
     for rtype in SCALE_SETS {
         for r in module.resources_of(rtype) {
-            out.capacity.push(scale_set(&r));
+            let mut c = scale_set(&r);
+            c.region = location(&r.block);
+            out.capacity.push(c);
         }
     }
     for r in module.resources_of("azurerm_kubernetes_cluster_node_pool") {
         let tags = r.block.string_map("tags");
-        out.capacity
-            .push(aks_pool(&r.block, r.subject(), &[r.name], tags));
+        let mut c = aks_pool(&r.block, r.subject(), &[r.name], tags);
+        // A node pool runs where its cluster does.
+        c.region = r
+            .block
+            .expr("kubernetes_cluster_id")
+            .map(references)
+            .unwrap_or_default()
+            .iter()
+            .filter(|t| t.rtype == "azurerm_kubernetes_cluster")
+            .find_map(|t| location(&module.resource(&t.rtype, &t.name)?.block));
+        out.capacity.push(c);
     }
     for cluster in module.resources_of("azurerm_kubernetes_cluster") {
         if let Value::Known(pool, _) = cluster.block.block("default_node_pool") {
             let subject = format!("{}.default_node_pool", cluster.subject());
             let tags = cluster.block.string_map("tags");
-            out.capacity
-                .push(aks_pool(&pool, subject, &[cluster.name], tags));
+            let mut c = aks_pool(&pool, subject, &[cluster.name], tags);
+            c.region = location(&cluster.block);
+            out.capacity.push(c);
         }
     }
     for r in module.resources_of("azurerm_capacity_reservation") {
@@ -104,6 +117,16 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         c.reserved = Some(r.header());
         out.capacity.push(c);
     }
+}
+
+/// A resource's `location`, as the price list names regions: `"East US"` → `eastus`.
+fn location(b: &Block<'_>) -> Option<Str> {
+    let l = b
+        .str("location")
+        .known()?
+        .to_ascii_lowercase()
+        .replace(' ', "");
+    Some(l.into())
 }
 
 /// `priority = "Spot"`.
@@ -182,6 +205,7 @@ pub(super) fn aks_pool(
         Value::Known(true, _) => Scale {
             min: pool.u64("min_count"),
             max: pool.u64("max_count"),
+            desired: pool.u64("node_count"),
             min_at_least: pool.u64_at_least("min_count"),
             ..Scale::default()
         },

@@ -407,6 +407,8 @@ fn node_pool(
                     Scale {
                         min,
                         max: Scale::per_zone_total(a.u64("max_node_count"), zone_count).0,
+                        desired: Scale::per_zone_total(pool.u64("initial_node_count"), zone_count)
+                            .0,
                         per_zone: zone_count,
                         min_at_least,
                     }
@@ -428,6 +430,7 @@ fn node_pool(
             let (total, min_at_least) = Scale::per_zone_total(fixed, zone_count);
             Scale {
                 min: total.clone(),
+                desired: total.clone(),
                 max: total,
                 per_zone: zone_count,
                 min_at_least,

@@ -137,9 +137,21 @@ struct Tree<'p> {
 
 /// Lowers the resources of one module, for every provider.
 fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
+    let first = inv.capacity.len();
     aws::lower(module, inv);
     gcp::lower(module, inv);
     azure::lower(module, inv);
+    // The region the provider block names, for what does not write its own.
+    for c in &mut inv.capacity[first..] {
+        let provider = match c.provider {
+            Provider::Aws => "aws",
+            Provider::Gcp => "google",
+            _ => continue,
+        };
+        if c.region.is_none() {
+            c.region = module.region(provider).map(Into::into);
+        }
+    }
 }
 
 /// Lowers a module's resources, the public modules it calls, and the local modules it
@@ -229,7 +241,8 @@ fn lower_module(
                 (n, input, set)
             })
             .collect();
-        let child = Module::called(files, inputs, format!("{}.", call.path));
+        let mut child = Module::called(files, inputs, format!("{}.", call.path));
+        child.inherit_regions(module);
         chain.push(target.clone());
         lower_module(&child, &target, tree, chain, inv);
         chain.pop();

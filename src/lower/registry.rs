@@ -148,6 +148,7 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
     c.scale = Scale {
         min: or_default(g.u64("min_size"), 1, &header),
         max: or_default(g.u64("max_size"), 3, &header),
+        desired: g.u64("desired_size"),
         min_at_least: g.u64_at_least("min_size"),
         ..Scale::default()
     };
@@ -282,6 +283,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
                 let (n, min_at_least) = per_zone(or_default(pool.u64("node_count"), 1, &header));
                 Scale {
                     min: n.clone(),
+                    desired: n.clone(),
                     max: n,
                     per_zone: zone_count,
                     min_at_least,
@@ -294,6 +296,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
                     Scale {
                         min,
                         max: per_zone(or_default(pool.u64("max_count"), 100, &header)).0,
+                        desired: per_zone(pool.u64("initial_node_count")).0,
                         per_zone: zone_count,
                         min_at_least,
                     }
@@ -361,6 +364,7 @@ fn aks(call: &Call<'_>, inv: &mut Inventory) {
             Value::Known(true, _) => Scale {
                 min: b.u64("agents_min_count"),
                 max: b.u64("agents_max_count"),
+                desired: b.u64("agents_count"),
                 ..Scale::default()
             },
             Value::Unknown(s) => Scale::unknown(s),

@@ -101,6 +101,10 @@ pub struct Module<'a> {
     /// The sources of module calls whose `count`/`for_each` is known: every instance
     /// they make (maybe none) is in `calls`.
     pub settled_sources: Vec<&'a str>,
+    /// The region of each provider's default configuration (`provider "aws" { region =
+    /// "eu-west-1" }`, no `alias`), where written and known: prices follow it. A called
+    /// module inherits its caller's ([`Module::inherit_regions`]).
+    pub regions: Vec<(String, String)>,
 }
 
 /// What a caller gives a variable of a called module.
@@ -225,9 +229,18 @@ impl<'a> Module<'a> {
         let mut resources = Vec::new();
         let mut calls = Vec::new();
         let mut settled_sources = Vec::new();
+        let mut regions = Vec::new();
         for f in files {
             for b in f.body.blocks() {
                 match b.ident.as_str() {
+                    "provider" => {
+                        let block = Block::new(Rc::clone(&scope), *f, b);
+                        if let ([name], Value::Absent, Value::Known(region, _)) =
+                            (&b.labels[..], block.str("alias"), block.str("region"))
+                        {
+                            regions.push((name.as_str().to_string(), region));
+                        }
+                    }
                     "resource" => {
                         expand(*f, b, &scope, &mut resources);
                     }
@@ -248,6 +261,25 @@ impl<'a> Module<'a> {
             resources,
             calls,
             settled_sources,
+            regions,
+        }
+    }
+
+    /// The region a provider's default configuration names, when the module (or a caller)
+    /// writes one.
+    pub fn region(&self, provider: &str) -> Option<&str> {
+        self.regions
+            .iter()
+            .find(|(p, _)| p == provider)
+            .map(|(_, r)| r.as_str())
+    }
+
+    /// A called module uses its caller's provider configurations unless it has its own.
+    pub fn inherit_regions(&mut self, caller: &Module<'_>) {
+        for (p, r) in &caller.regions {
+            if self.region(p).is_none() {
+                self.regions.push((p.clone(), r.clone()));
+            }
         }
     }
 

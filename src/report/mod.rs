@@ -2,6 +2,7 @@
 
 pub mod catalog;
 pub mod compact;
+pub mod cost;
 pub mod escape;
 pub mod fit;
 pub mod github;

@@ -19,22 +19,80 @@ pub struct Row {
     /// differ from the rule's default).
     pub severity: Severity,
     pub count: usize,
+    /// What its priced findings cost together, when any is priced.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<Sum>,
+}
+
+/// The sum of findings' costs. Findings can flag the same machines (a pool that never
+/// scales down and the idle pod on it), so a sum over rules can count some twice.
+#[derive(Clone, Copy, Default, Serialize)]
+pub struct Sum {
+    pub usd_per_hour: f64,
+    pub usd_per_month: f64,
+    /// How many findings carry a cost.
+    pub priced: usize,
+    /// Some figure in the sum is a lower bound.
+    pub at_least: bool,
+}
+
+impl Sum {
+    fn add(&mut self, c: &crate::finding::Cost) {
+        self.usd_per_hour += c.usd_per_hour;
+        self.usd_per_month += c.usd_per_month;
+        self.priced += 1;
+        self.at_least |= c.at_least;
+    }
+
+    /// Rounded as costs are: 1/10,000 of a dollar an hour, cents a month.
+    fn rounded(mut self) -> Self {
+        self.usd_per_hour = (self.usd_per_hour * 10_000.0).round() / 10_000.0;
+        self.usd_per_month = (self.usd_per_month * 100.0).round() / 100.0;
+        self
+    }
+
+    /// "$1,234/month ($1.69/h) over 2 priced findings".
+    fn text(&self) -> String {
+        use crate::catalog::prices::usd;
+        format!(
+            "{}{}/month ({}/h) over {}",
+            if self.at_least { "at least " } else { "" },
+            usd(self.usd_per_month),
+            usd(self.usd_per_hour),
+            plural(self.priced, "priced finding")
+        )
+    }
+}
+
+/// The sum over every priced finding, when any is priced.
+pub fn total(outcome: &Outcome) -> Option<Sum> {
+    let mut sum = Sum::default();
+    for c in outcome.findings.iter().filter_map(|f| f.cost.as_deref()) {
+        sum.add(c);
+    }
+    (sum.priced > 0).then(|| sum.rounded())
 }
 
 /// Rules by count, most first, then by id.
 pub fn rows(outcome: &Outcome) -> Vec<Row> {
-    let mut by_rule: BTreeMap<&'static str, (Severity, usize)> = BTreeMap::new();
+    let mut by_rule: BTreeMap<&'static str, (Severity, usize, Sum)> = BTreeMap::new();
     for f in &outcome.findings {
-        let e = by_rule.entry(f.rule).or_insert((f.severity, 0));
+        let e = by_rule
+            .entry(f.rule)
+            .or_insert((f.severity, 0, Sum::default()));
         e.0 = e.0.max(f.severity);
         e.1 += 1;
+        if let Some(c) = &f.cost {
+            e.2.add(c);
+        }
     }
     let mut rows: Vec<Row> = by_rule
         .into_iter()
-        .map(|(rule, (severity, count))| Row {
+        .map(|(rule, (severity, count, sum))| Row {
             rule,
             severity,
             count,
+            cost: (sum.priced > 0).then(|| sum.rounded()),
         })
         .collect();
     rows.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(b.rule)));
@@ -49,9 +107,12 @@ pub fn text(outcome: &Outcome) -> String {
     let mut out = String::new();
     for r in &rows {
         let summary = rule(r.rule).map_or("", |e| e.meta.summary);
+        let cost = r
+            .cost
+            .map_or_else(String::new, |s| format!(" — {}", s.text()));
         let _ = writeln!(
             out,
-            "{:>count_width$}  {:7}  {:id_width$}  {summary}",
+            "{:>count_width$}  {:7}  {:id_width$}  {summary}{cost}",
             r.count,
             r.severity.as_str(),
             r.rule,
@@ -64,13 +125,21 @@ pub fn text(outcome: &Outcome) -> String {
         plural(c.total(), "finding"),
         plural(outcome.files_linted(), "file")
     );
+    if let Some(sum) = total(outcome) {
+        let _ = writeln!(
+            out,
+            "Priced waste: {} at list prices, no discounts (findings can flag the same \
+             machines: `gpulint cost` prices the capacity itself).",
+            sum.text()
+        );
+    }
     out
 }
 
 /// `{"version": 1, "statistics": [{"rule", "severity", "count"}], "summary": {...}}`.
 pub fn json(outcome: &Outcome) -> String {
     let c = Counts::of(outcome);
-    let doc = serde_json::json!({
+    let mut doc = serde_json::json!({
         "version": 1,
         "statistics": rows(outcome),
         "summary": {
@@ -81,6 +150,9 @@ pub fn json(outcome: &Outcome) -> String {
             "infos": c.infos,
         },
     });
+    if let Some(sum) = total(outcome) {
+        doc["summary"]["cost"] = serde_json::to_value(sum).expect("plain data serializes");
+    }
     let mut s = serde_json::to_string_pretty(&doc).expect("plain data serializes");
     s.push('\n');
     s

@@ -51,7 +51,7 @@ impl Rule for GpuPoolNeverScalesToZero {
             };
             let least = if bounded { "at least " } else { "" };
             let zones = c.scale.per_zone.filter(|&z| z > 1);
-            let cost = floor_cost(c.provider, &machines, *min, bounded, zones);
+            let cost = floor_cost(c, &machines, *min, bounded, zones);
             cx.report_costed(
                 Report {
                     message: format!(
@@ -92,7 +92,7 @@ impl Rule for GpuPoolNeverScalesToZero {
 /// minimum, or a pool that may start any of several types (priced at the cheapest), costs
 /// at least that; a type the snapshot has no price for leaves the cost unknown.
 fn floor_cost(
-    provider: Provider,
+    c: &Capacity,
     machines: &[&crate::model::Machine],
     min: u64,
     bounded: bool,
@@ -101,7 +101,7 @@ fn floor_cost(
     let prices = &crate::catalog::catalog().prices;
     let priced: Option<Vec<_>> = machines
         .iter()
-        .map(|m| prices.get(provider, &m.name))
+        .map(|m| prices.quote(c.provider, m))
         .collect();
     let cheapest = priced?
         .into_iter()
@@ -115,7 +115,7 @@ fn floor_cost(
             " ({} per zone × {z} zones)",
             min / z
         )),
-        cheapest.instance,
+        cheapest.name,
         if machines.len() > 1 {
             " (the cheapest type the pool may start)"
         } else {
@@ -124,7 +124,7 @@ fn floor_cost(
     );
     // Node counts are small: u64 to f64 is exact here.
     #[allow(clippy::cast_precision_loss)]
-    Some(Cost::of(cheapest, min as f64, &what))
+    Some(Cost::of(&cheapest, c.region(), min as f64, &what))
 }
 
 fn help(c: &Capacity) -> &'static str {

@@ -1,8 +1,8 @@
 //! `idle-gpu-workload`: a standing workload that holds GPUs with nothing to release them:
 //! a Ray cluster whose GPU groups never scale down, a GPU pod that sleeps forever.
 
-use super::{Report, Rule, RuleContext, RuleMeta};
-use crate::finding::{Category, Severity};
+use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu_hour};
+use crate::finding::{Category, Cost, Severity};
 use crate::model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Str, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
@@ -30,9 +30,9 @@ const DAY_SECONDS: f64 = 86_400.0;
 impl Rule for IdleGpuWorkload {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
-            ray_groups(w, cx);
+            ray_groups(model, w, cx);
             if STANDING.contains(&w.kind.as_str()) {
-                sleepers(w, cx);
+                sleepers(model, w, cx);
             }
         }
     }
@@ -109,7 +109,7 @@ fn hold(s: &GroupScaling) -> Option<Hold<'_>> {
 
 /// A Ray cluster (or a RayJob's, which outlives the job unless it is told to go) whose
 /// GPU groups stay up when there is no work. A RayService serves: it is not idle.
-fn ray_groups(w: &Workload, cx: &mut RuleContext<'_>) {
+fn ray_groups(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     if w.kind == "RayService" || w.ends.known() == Some(&true) || w.ends.is_unknown() {
         return;
     }
@@ -120,14 +120,19 @@ fn ray_groups(w: &Workload, cx: &mut RuleContext<'_>) {
         if !pod.gpus.holds_gpus() {
             continue;
         }
-        if let Some(r) = hold(scaling).and_then(|h| ray_report(w, pod, &h)) {
-            cx.report(r);
+        let Some(h) = hold(scaling) else { continue };
+        if let Some(r) = ray_report(w, pod, &h) {
+            let pods = match h {
+                Hold::Head => 1,
+                Hold::Fixed { pods, .. } | Hold::Floor { pods, .. } => pods,
+            };
+            cx.report_costed(r, held_cost(model, pod, Some(pods), &pod.gpus));
         }
     }
 }
 
 /// A GPU container in a standing pod whose command ends in a wait that never returns.
-fn sleepers(w: &Workload, cx: &mut RuleContext<'_>) {
+fn sleepers(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     for pod in &w.pods {
         let pods = match (w.kind.as_str(), &pod.replicas) {
             ("DaemonSet", _) => None,
@@ -142,7 +147,10 @@ fn sleepers(w: &Workload, cx: &mut RuleContext<'_>) {
             let Some(wait) = forever_wait(&c.argv) else {
                 continue;
             };
-            cx.report(sleeper_report(w, &c.name, pods, &c.gpus, wait));
+            cx.report_costed(
+                sleeper_report(w, &c.name, pods, &c.gpus, wait),
+                held_cost(model, pod, pods, &c.gpus),
+            );
         }
     }
 }
@@ -407,6 +415,25 @@ fn held(pods: Option<u32>, g: &Value<GpuRequest>) -> String {
         }
         (None, _) => "GPUs per node (count not known, at least 1)".into(),
     }
+}
+
+/// What the GPUs held cost, priced through the machine the pod lands on. `pods` is `None`
+/// for one pod per node (a DaemonSet): at least one node's. Only whole GPUs are priced.
+fn held_cost(
+    model: &Inventory,
+    pod: &PodShape,
+    pods: Option<u32>,
+    g: &Value<GpuRequest>,
+) -> Option<Cost> {
+    let Value::Known(r, _) = g else { return None };
+    if !r.resource.ends_with("/gpu") {
+        return None;
+    }
+    let gpus = pods.unwrap_or(1).saturating_mul(r.count);
+    if gpus == 0 {
+        return None;
+    }
+    Some(pod_gpu_hour(model, pod)?.cost(gpus, !r.exact || pods.is_none()))
 }
 
 fn pods_word(n: u32) -> String {

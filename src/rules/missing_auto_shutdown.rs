@@ -38,8 +38,8 @@ impl Rule for MissingAutoShutdown {
             };
             let cost = crate::catalog::catalog()
                 .prices
-                .get(c.provider, &machine.name)
-                .map(|p| Cost::of(p, 1.0, what));
+                .quote(c.provider, machine)
+                .map(|p| Cost::of(&p, c.region(), 1.0, what));
             cx.report_costed(
                 Report {
                     message: message(c, machine, gpus),

@@ -402,6 +402,88 @@ pub fn pod_gpu(
     one(gpus).map(|g| (g, span))
 }
 
+/// What a pod's GPUs cost where it lands: the machine it lands on, priced, and how many
+/// GPUs that machine has (one GPU is that share of its price).
+pub struct GpuHour {
+    pub provider: crate::model::Provider,
+    pub quote: crate::catalog::prices::Quote,
+    pub per_machine: u32,
+    /// The region the landing pool's code names.
+    pub region: Option<String>,
+    /// The pod may land on several types: this is the cheapest per GPU.
+    pub several: bool,
+}
+
+impl GpuHour {
+    /// One GPU's share of the machine's hourly price.
+    pub fn per_gpu(&self) -> f64 {
+        self.quote.usd_per_hour / f64::from(self.per_machine)
+    }
+
+    /// The cost of `gpus` GPUs held (`at_least` when the count is a lower bound).
+    pub fn cost(&self, gpus: u32, at_least: bool) -> crate::finding::Cost {
+        let bound = at_least || self.several;
+        let what = format!(
+            "{}{gpus} GPU{} as {gpus}/{} of a {}{}",
+            if bound { "at least " } else { "" },
+            if gpus == 1 { "" } else { "s" },
+            self.per_machine,
+            self.quote.name,
+            if self.several {
+                " (the cheapest type it may land on)"
+            } else {
+                ""
+            }
+        );
+        crate::finding::Cost::of(
+            &self.quote,
+            self.region.as_deref(),
+            f64::from(gpus) / f64::from(self.per_machine),
+            &what,
+        )
+    }
+}
+
+/// The cheapest price per GPU of the machines a pod lands on: the instance types its node
+/// selector names, else the GPU machines of the pools it lands on. `None` when it names
+/// none, or one of them has no price (then the cheapest is not known).
+pub fn pod_gpu_hour(model: &Inventory, pod: &crate::model::PodShape) -> Option<GpuHour> {
+    let cat = crate::catalog::catalog();
+    let mut options: Vec<GpuHour> = Vec::new();
+    if let Some((types, _)) = &pod.selection.instance_types {
+        for t in types {
+            let i = cat.instance_any(t)?;
+            options.push(GpuHour {
+                provider: i.provider,
+                quote: cat.prices.quote_instance(i.provider, &i.row.name)?,
+                per_machine: i.row.count,
+                region: None,
+                several: false,
+            });
+        }
+    } else {
+        for c in model.landing(pod) {
+            for m in c.gpu_machines()?.0 {
+                let gpus = m.gpus.as_ref()?;
+                options.push(GpuHour {
+                    provider: c.provider,
+                    quote: cat.prices.quote(c.provider, m)?,
+                    per_machine: gpus.count,
+                    region: c.region().map(str::to_string),
+                    several: false,
+                });
+            }
+        }
+    }
+    let several = options.len() > 1;
+    let mut best = options
+        .into_iter()
+        .filter(|o| o.per_machine > 0)
+        .min_by(|a, b| a.per_gpu().total_cmp(&b.per_gpu()))?;
+    best.several = several;
+    Some(best)
+}
+
 /// Whether a pod runs only on spot capacity: its requirements ask for spot, or every pool
 /// it lands on is spot. The span points at the reason.
 pub fn pod_spot_only(model: &Inventory, pod: &crate::model::PodShape) -> Option<Span> {

@@ -4,11 +4,12 @@
 // Byte and core counts are positive and far below 2^52, where f64 is exact.
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
-use super::{Report, Rule, RuleContext, RuleMeta, because, pod_gpu, served};
-use crate::catalog::{Confidence, catalog};
-use crate::finding::{Category, Severity};
+use super::{Report, Rule, RuleContext, RuleMeta, because, pod_gpu, pod_gpu_hour, served};
+use crate::catalog::prices::usd;
+use crate::catalog::{Confidence, Gpu, catalog};
+use crate::finding::{Category, Cost, Severity};
 use crate::fit::{estimate, human_bytes};
-use crate::model::{Inventory, Role};
+use crate::model::{Inventory, PodShape, Role};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Info,
@@ -62,7 +63,7 @@ impl Rule for OversizedInferenceGpu {
                 // Suggest only GPUs a cloud offers, at most one generation older.
                 let cat = catalog();
                 let floor = cat.generation(gpu).saturating_sub(1);
-                let smaller = cat
+                let smaller_gpu = cat
                     .gpus
                     .iter()
                     .filter(|g| {
@@ -71,18 +72,22 @@ impl Rule for OversizedInferenceGpu {
                     })
                     .filter(|g| g.confidence != Confidence::U && cat.generation(g) >= floor)
                     .filter(|g| cat.instances.iter().any(|i| i.gpu.id == g.id))
-                    .min_by_key(|g| g.usable_bytes())
-                    .map(|g| {
-                        format!(
-                            "{} ({} usable)",
-                            g.name,
-                            human_bytes(budget(g.usable_bytes()))
-                        )
-                    });
-                let Some(suggestion) = mig.or(smaller) else {
-                    continue;
+                    .min_by_key(|g| g.usable_bytes());
+                let smaller = smaller_gpu.map(|g| {
+                    format!(
+                        "{} ({} usable)",
+                        g.name,
+                        human_bytes(budget(g.usable_bytes()))
+                    )
+                });
+                // A slice has no list price; a smaller GPU's machine may.
+                let cost = smaller_gpu.and_then(|g| overspend(model, pod, g));
+                let suggestion = match (mig, smaller) {
+                    (Some(m), Some(s)) => format!("{m} or an {s}"),
+                    (Some(one), None) | (None, Some(one)) => one,
+                    (None, None) => continue,
                 };
-                cx.report(Report {
+                cx.report_costed(Report {
                     message: format!(
                         "`{}` serves {} ({} per GPU) on a whole {} ({} usable): {suggestion} would \
                          hold it for a fraction of the price",
@@ -99,8 +104,65 @@ impl Rule for OversizedInferenceGpu {
                     subject: w.subject.clone(),
                     primary: (gpu_span, format!("{} for {}", gpu.name, human_bytes(need))),
                     secondary: vec![(s.model_span.clone(), s.label.clone())],
-                });
+                }, cost);
             }
         }
     }
+}
+
+/// What serving on this GPU costs over the smaller one, an hour: each replica's GPU share
+/// of the machine it lands on, less the cheapest share of a machine of the same cloud
+/// with the smaller GPU. `None` when either is not priced or nothing is saved.
+fn overspend(model: &Inventory, pod: &PodShape, smaller: &Gpu) -> Option<Cost> {
+    let now = pod_gpu_hour(model, pod)?;
+    let cat = catalog();
+    let (there, share) = cat
+        .instances
+        .iter()
+        .filter(|i| i.provider == now.provider && i.gpu.id == smaller.id && i.row.count > 0)
+        .filter_map(|i| {
+            let q = cat.prices.quote_instance(i.provider, &i.row.name)?;
+            let share = q.usd_per_hour / f64::from(i.row.count);
+            Some(((i, q), share))
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))?;
+    let saved = now.per_gpu() - share;
+    if saved <= 0.0 {
+        return None;
+    }
+    let (replicas, exact) = pod.replicas_at_least();
+    let dated = if there.1.as_of == now.quote.as_of {
+        String::new()
+    } else {
+        format!(", as of {}", there.1.as_of)
+    };
+    let what = format!(
+        "{}{replicas} GPU{}: {}/GPU-hour as 1/{} of a {}{}, against {} as 1/{} of a {}{dated}",
+        if !exact || now.several {
+            "at least "
+        } else {
+            ""
+        },
+        if replicas == 1 { "" } else { "s" },
+        usd(now.per_gpu()),
+        now.per_machine,
+        now.quote.name,
+        if now.several {
+            " (the cheapest type it may land on)"
+        } else {
+            ""
+        },
+        usd(share),
+        there.0.row.count,
+        there.0.row.name,
+    );
+    Some(
+        Cost::hourly(
+            saved * f64::from(replicas),
+            &now.quote,
+            now.region.as_deref(),
+            &what,
+        )
+        .labelled("overspend"),
+    )
 }

@@ -3,8 +3,9 @@
 
 use super::{OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption, describe, gpu_label};
 use crate::catalog::catalog;
-use crate::finding::{Category, Severity};
-use crate::model::{CapacityKind, Inventory};
+use crate::catalog::prices::usd;
+use crate::finding::{Category, Cost, Severity};
+use crate::model::{Capacity, CapacityKind, Inventory, Machine};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -61,7 +62,8 @@ impl Rule for StaleGenerationReservation {
                 .map(|a| a.name.as_str())
                 .collect::<Vec<_>>()
                 .join("/");
-            cx.report(Report {
+            let cost = reserved_cost(c, m, newest, threshold);
+            cx.report_costed(Report {
                 message: format!(
                     "`{}` reserves {}, {} generation{} behind the newest GPUs this cloud offers \
                      ({newest_arch}): every reserved hour is paid for, used or not, on hardware \
@@ -81,7 +83,49 @@ impl Rule for StaleGenerationReservation {
                     format!("{} ({})", gpu_label(m), gpu.architecture),
                 ),
                 secondary: Vec::new(),
-            });
+            }, cost);
         }
     }
+}
+
+/// What the reservation bills an hour (its count of the reserved shape, at list price),
+/// beside the cheapest current-generation shape of the same cloud that holds at least as
+/// much GPU memory over the same kind of GPU link, when the snapshot prices both.
+fn reserved_cost(c: &Capacity, m: &Machine, newest: u8, threshold: u64) -> Option<Cost> {
+    let cat = catalog();
+    let gpus = m.gpus.as_ref()?;
+    let quote = cat.prices.quote(c.provider, m)?;
+    let memory = gpus.gpu.memory_bytes() * u64::from(gpus.count);
+    let current = cat
+        .instances
+        .iter()
+        .filter(|i| i.provider == c.provider)
+        .filter(|i| u64::from(newest.saturating_sub(cat.generation(i.gpu))) < threshold)
+        .filter(|i| !ALWAYS_STALE.contains(&i.gpu.architecture.as_str()))
+        .filter(|i| i.gpu.memory_bytes() * u64::from(i.row.count) >= memory)
+        .filter(|i| gpus.count == 1 || i.row.interconnect == gpus.interconnect)
+        .filter_map(|i| Some((i, cat.prices.get(i.provider, &i.row.name)?)))
+        .min_by(|a, b| a.1.usd_per_hour.total_cmp(&b.1.usd_per_hour));
+    let (units, count) = match c.scale.min.known() {
+        Some(&n) if n > 0 => (n, n.to_string()),
+        Some(_) => return None,
+        None => (1, "at least 1".to_string()),
+    };
+    let beside = current.map_or_else(String::new, |(i, p)| {
+        format!(
+            " (a current-generation {} with {} × {} lists at {}/h each)",
+            i.row.name,
+            i.row.count,
+            i.gpu.name,
+            usd(p.usd_per_hour)
+        )
+    });
+    let what = format!(
+        "{count} reserved {} at {}/h each{beside}",
+        quote.name,
+        usd(quote.usd_per_hour)
+    );
+    // Reservation counts are small: u64 to f64 is exact here.
+    #[allow(clippy::cast_precision_loss)]
+    Some(Cost::of(&quote, c.region(), units as f64, &what).labelled("reserved"))
 }

@@ -180,6 +180,7 @@ fn scale(file: FileId, ng: &YamlNode, header: &Span, managed: bool) -> Scale {
     Scale {
         min,
         max,
+        desired: desired.unwrap_or(Value::Absent),
         ..Scale::default()
     }
 }
