@@ -859,6 +859,8 @@ pub struct Requirement {
 #[derive(Clone, Debug, Default)]
 pub struct Selection {
     pub gpus: Option<(Vec<&'static Gpu>, Span)>,
+    /// The one cloud the GPU label belongs to (GKE's accelerator label), when it says.
+    pub gpus_provider: Option<Provider>,
     pub instance_types: Option<(Vec<Str>, Span)>,
     pub market: Option<(Market, Span)>,
     pub zones: Option<(Vec<Str>, Span)>,

@@ -343,3 +343,53 @@ fn every_costed_rule_prices_its_waste_and_statistics_sum_it() {
         "{v}"
     );
 }
+
+fn sleeper(selector: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: dbg\nspec:\n  template:\n    \
+         spec:\n      nodeSelector:\n        {selector}\n      containers:\n        - name: sh\n          \
+         image: ubuntu\n          command: [\"sleep\", \"infinity\"]\n          resources:\n            \
+         limits: {{nvidia.com/gpu: 1, cpu: \"4\", memory: 16Gi}}\n"
+    )
+}
+
+#[test]
+fn a_gpu_label_alone_prices_held_gpus_at_the_cheapest_machine_that_has_them() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "t4.yaml",
+        sleeper("cloud.google.com/gke-accelerator: nvidia-tesla-t4"),
+    );
+    let v = json(&gpulint(
+        &["check", "-f", "json", "t4.yaml"],
+        dir.path(),
+        None,
+    ));
+    let cost = &v["findings"][0]["cost"];
+    // GKE's label: GCP only, where a T4 attaches to an N1 machine at $0.35 a GPU-hour.
+    assert_eq!(cost["usd_per_hour"], 0.35, "{v}");
+    let basis = cost["basis"].as_str().unwrap();
+    assert!(
+        basis.starts_with("at least 1 GPU at $0.35/GPU-hour (a nvidia-tesla-t4 on an N1 machine, the cheapest GCP machine with NVIDIA T4"),
+        "{basis}"
+    );
+    // An H200 on AWS: p5e.48xlarge has no price and might be the cheapest: no figure.
+    common::write(
+        dir.path(),
+        "h200.yaml",
+        sleeper("karpenter.k8s.aws/instance-gpu-name: h200"),
+    );
+    let v = json(&gpulint(
+        &["check", "-f", "json", "h200.yaml"],
+        dir.path(),
+        None,
+    ));
+    let idle = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["rule"] == "idle-gpu-workload")
+        .unwrap_or_else(|| panic!("{v}"));
+    assert!(idle.get("cost").is_none(), "{idle}");
+}

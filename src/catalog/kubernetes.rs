@@ -5,12 +5,15 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::{Confidence, Gpu};
-use crate::model::Market;
+use crate::model::{Market, Provider};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GpuLabelRow {
     key: String,
+    /// The one cloud whose nodes carry the label (`aws`, `gcp`, `azure`), when only one
+    /// does.
+    provider: Option<String>,
     values: BTreeMap<String, Vec<String>>,
     source: String,
     confidence: Confidence,
@@ -112,6 +115,8 @@ pub struct Eksctl {
 #[derive(Debug)]
 pub struct GpuLabel {
     pub key: String,
+    /// The one cloud whose nodes carry the label, when only one does.
+    pub provider: Option<Provider>,
     pub values: BTreeMap<String, Vec<&'static Gpu>>,
     pub source: String,
     pub confidence: Confidence,
@@ -152,8 +157,21 @@ impl Vocabulary {
                     .collect::<Result<Vec<_>, _>>()?;
                 values.insert(value, gpus);
             }
+            let provider = match row.provider.as_deref() {
+                None => None,
+                Some("aws") => Some(Provider::Aws),
+                Some("gcp") => Some(Provider::Gcp),
+                Some("azure") => Some(Provider::Azure),
+                Some(other) => {
+                    return Err(format!(
+                        "kubernetes.toml: {}: unknown provider `{other}`",
+                        row.key
+                    ));
+                }
+            };
             gpu_labels.push(GpuLabel {
                 key: row.key,
+                provider,
                 values,
                 source: row.source,
                 confidence: row.confidence,
@@ -190,6 +208,11 @@ impl Vocabulary {
     /// Whether a label's value names GPU models.
     pub fn is_gpu_label(&self, key: &str) -> bool {
         self.gpu_labels.iter().any(|l| l.key == key)
+    }
+
+    /// The one cloud whose nodes carry GPU label `key`, when only one does.
+    pub fn gpu_label_provider(&self, key: &str) -> Option<Provider> {
+        self.gpu_labels.iter().find(|l| l.key == key)?.provider
     }
 
     /// Every catalog GPU that any of `values` names under the GPU label `key`.

@@ -134,19 +134,34 @@ impl Prices {
         if provider != Provider::Gcp || !m.name.to_ascii_lowercase().starts_with("n1-") {
             return None;
         }
+        let one = self.quote_gpu(gpus.gpu)?;
+        Some(Quote {
+            usd_per_hour: one.usd_per_hour * f64::from(gpus.count),
+            name: format!(
+                "{} × {}",
+                gpus.count,
+                one.name.replacen("an N1 machine", &m.name, 1)
+            ),
+            ..one
+        })
+    }
+
+    /// One GPU attached to a GCP N1 machine, priced per GPU-hour (the machine is extra):
+    /// `None` for a GPU no N1 machine takes, or one with no price.
+    pub fn quote_gpu(&self, gpu: &super::Gpu) -> Option<Quote> {
         // The accelerator type that attaches this GPU, and its per-GPU price.
         let accelerator = super::catalog()
             .accelerators
             .iter()
-            .find(|a| a.gpu.id == gpus.gpu.id)?;
+            .find(|a| a.gpu.id == gpu.id)?;
         let g = self
             .gpus
             .iter()
             .find(|g| g.accelerator == accelerator.row.name)?;
         Some(Quote {
-            usd_per_hour: g.usd_per_gpu_hour * f64::from(gpus.count),
+            usd_per_hour: g.usd_per_gpu_hour,
             gpus_only: true,
-            name: format!("{} × {} on {}", gpus.count, g.accelerator, m.name),
+            name: format!("{} on an N1 machine", g.accelerator),
             region: g.region.clone(),
             as_of: g.as_of.clone(),
             source: g.source.clone(),

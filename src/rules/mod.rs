@@ -405,16 +405,36 @@ pub fn pod_gpu(
 /// What a pod's GPUs cost where it lands: the machine it lands on, priced, and how many
 /// GPUs that machine has (one GPU is that share of its price).
 pub struct GpuHour {
+    /// The machine's cloud. Only the cheapest machine's, when the pod may land on any
+    /// cloud's (`cloud_known` false).
     pub provider: crate::model::Provider,
+    pub cloud_known: bool,
     pub quote: crate::catalog::prices::Quote,
     pub per_machine: u32,
     /// The region the landing pool's code names.
     pub region: Option<String>,
-    /// The pod may land on several types: this is the cheapest per GPU.
-    pub several: bool,
+    /// Among what this is the cheapest per GPU, when the pod may land on several types:
+    /// "the cheapest type it may land on". The figures are then lower bounds.
+    pub cheapest_of: Option<String>,
 }
 
 impl GpuHour {
+    /// ", the cheapest type it may land on", or nothing.
+    pub fn cheapest(&self) -> String {
+        self.cheapest_of
+            .as_ref()
+            .map_or_else(String::new, |c| format!(", {c}"))
+    }
+
+    /// "1/4 of a g5.12xlarge", "a g6.xlarge".
+    pub fn share(&self) -> String {
+        if self.per_machine == 1 {
+            format!("a {}", self.quote.name)
+        } else {
+            format!("1/{} of a {}", self.per_machine, self.quote.name)
+        }
+    }
+
     /// One GPU's share of the machine's hourly price.
     pub fn per_gpu(&self) -> f64 {
         self.quote.usd_per_hour / f64::from(self.per_machine)
@@ -422,18 +442,14 @@ impl GpuHour {
 
     /// The cost of `gpus` GPUs held (`at_least` when the count is a lower bound).
     pub fn cost(&self, gpus: u32, at_least: bool) -> crate::finding::Cost {
-        let bound = at_least || self.several;
+        let bound = at_least || self.cheapest_of.is_some();
         let what = format!(
-            "{}{gpus} GPU{} as {gpus}/{} of a {}{}",
+            "{}{gpus} GPU{} at {}/GPU-hour ({}{})",
             if bound { "at least " } else { "" },
             if gpus == 1 { "" } else { "s" },
-            self.per_machine,
-            self.quote.name,
-            if self.several {
-                " (the cheapest type it may land on)"
-            } else {
-                ""
-            }
+            crate::catalog::prices::usd(self.per_gpu()),
+            self.share(),
+            self.cheapest()
         );
         crate::finding::Cost::of(
             &self.quote,
@@ -445,42 +461,84 @@ impl GpuHour {
 }
 
 /// The cheapest price per GPU of the machines a pod lands on: the instance types its node
-/// selector names, else the GPU machines of the pools it lands on. `None` when it names
-/// none, or one of them has no price (then the cheapest is not known).
+/// selector names, else the GPU machines of the pools it lands on, else any machine with
+/// the GPU its GPU label names (on that label's cloud, when it has one) — a lower bound.
+/// `None` when it names none, or one of the types it may land on has no price (then the
+/// cheapest is not known).
 pub fn pod_gpu_hour(model: &Inventory, pod: &crate::model::PodShape) -> Option<GpuHour> {
     let cat = crate::catalog::catalog();
+    let hour = |provider, quote, per_machine, region| GpuHour {
+        provider,
+        cloud_known: true,
+        quote,
+        per_machine,
+        region,
+        cheapest_of: None,
+    };
     let mut options: Vec<GpuHour> = Vec::new();
+    let mut several = "the cheapest type it may land on".to_string();
     if let Some((types, _)) = &pod.selection.instance_types {
         for t in types {
             let i = cat.instance_any(t)?;
-            options.push(GpuHour {
-                provider: i.provider,
-                quote: cat.prices.quote_instance(i.provider, &i.row.name)?,
-                per_machine: i.row.count,
-                region: None,
-                several: false,
-            });
+            let quote = cat.prices.quote_instance(i.provider, &i.row.name)?;
+            options.push(hour(i.provider, quote, i.row.count, None));
         }
-    } else {
+    } else if !pod.landing.is_empty() {
         for c in model.landing(pod) {
             for m in c.gpu_machines()?.0 {
                 let gpus = m.gpus.as_ref()?;
-                options.push(GpuHour {
-                    provider: c.provider,
-                    quote: cat.prices.quote(c.provider, m)?,
-                    per_machine: gpus.count,
-                    region: c.region().map(str::to_string),
-                    several: false,
-                });
+                let quote = cat.prices.quote(c.provider, m)?;
+                let region = c.region().map(str::to_string);
+                options.push(hour(c.provider, quote, gpus.count, region));
             }
         }
+    } else if let Some((gpus, _)) = &pod.selection.gpus {
+        // Every priced machine with one of the GPUs: the cheapest is a lower bound.
+        let cloud = pod.selection.gpus_provider;
+        // A machine with no price could be the cheapest: then nothing is certain.
+        for i in cat.instances.iter().filter(|i| {
+            gpus.iter().any(|g| g.id == i.gpu.id) && cloud.is_none_or(|p| p == i.provider)
+        }) {
+            let quote = cat.prices.quote_instance(i.provider, &i.row.name)?;
+            options.push(hour(i.provider, quote, i.row.count, None));
+        }
+        if cloud.is_none_or(|p| p == crate::model::Provider::Gcp) {
+            for g in gpus {
+                if let Some(quote) = cat.prices.quote_gpu(g) {
+                    options.push(hour(crate::model::Provider::Gcp, quote, 1, None));
+                }
+            }
+        }
+        let names: Vec<&str> = gpus.iter().map(|g| g.name.as_str()).collect();
+        several = format!(
+            "the cheapest {}machine with {} in the price snapshot",
+            match cloud {
+                Some(p) => format!("{} ", p.as_str().to_ascii_uppercase()),
+                None => String::new(),
+            },
+            names.join(" or ")
+        );
+        // Even one option is a bound: the pod may land on a dearer machine.
+        if options.len() == 1 {
+            options[0].cheapest_of = Some(several.clone());
+        }
     }
-    let several = options.len() > 1;
+    if pod.landing.is_empty()
+        && pod.selection.instance_types.is_none()
+        && pod.selection.gpus_provider.is_none()
+    {
+        for o in &mut options {
+            o.cloud_known = false;
+        }
+    }
+    let many = options.len() > 1;
     let mut best = options
         .into_iter()
         .filter(|o| o.per_machine > 0)
         .min_by(|a, b| a.per_gpu().total_cmp(&b.per_gpu()))?;
-    best.several = several;
+    if many {
+        best.cheapest_of = Some(several);
+    }
     Some(best)
 }
 

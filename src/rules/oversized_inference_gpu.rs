@@ -115,6 +115,10 @@ impl Rule for OversizedInferenceGpu {
 /// with the smaller GPU. `None` when either is not priced or nothing is saved.
 fn overspend(model: &Inventory, pod: &PodShape, smaller: &Gpu) -> Option<Cost> {
     let now = pod_gpu_hour(model, pod)?;
+    // The smaller GPU is priced on the pod's cloud: unknown, no bound is certain.
+    if !now.cloud_known {
+        return None;
+    }
     let cat = catalog();
     let (there, share) = cat
         .instances
@@ -137,24 +141,23 @@ fn overspend(model: &Inventory, pod: &PodShape, smaller: &Gpu) -> Option<Cost> {
         format!(", as of {}", there.1.as_of)
     };
     let what = format!(
-        "{}{replicas} GPU{}: {}/GPU-hour as 1/{} of a {}{}, against {} as 1/{} of a {}{dated}",
-        if !exact || now.several {
+        "{}{replicas} GPU{}: {}/GPU-hour ({}{}), against {} ({}{}{dated})",
+        if !exact || now.cheapest_of.is_some() {
             "at least "
         } else {
             ""
         },
         if replicas == 1 { "" } else { "s" },
         usd(now.per_gpu()),
-        now.per_machine,
-        now.quote.name,
-        if now.several {
-            " (the cheapest type it may land on)"
-        } else {
-            ""
-        },
+        now.share(),
+        now.cheapest(),
         usd(share),
-        there.0.row.count,
-        there.0.row.name,
+        if there.0.row.count == 1 {
+            String::new()
+        } else {
+            format!("1/{} of ", there.0.row.count)
+        },
+        format!("a {}", there.0.row.name),
     );
     Some(
         Cost::hourly(

@@ -514,6 +514,7 @@ pub(super) fn selection(requirements: &[Requirement]) -> Selection {
             let gpus = vocab.gpus_for_values(&r.key, &r.values);
             if !gpus.is_empty() {
                 s.gpus = Some((gpus, r.span.clone()));
+                s.gpus_provider = vocab.gpu_label_provider(&r.key);
             }
         } else if vocab.is_instance_label(&r.key) {
             s.instance_types = Some((r.values.clone(), r.span.clone()));
