@@ -254,6 +254,11 @@ pub struct CheckArgs {
     /// Record this run's findings as a baseline, then report only what it cannot hide.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// A Rego policy file, or a folder whose `.rego` files (subfolders too) are all read,
+    /// run over the inventory `gpulint inspect --format json` prints; adds to the config's
+    /// `[policies] paths` (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub policy: Vec<PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -473,6 +478,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
     let opts = Options {
         select: args.select.clone(),
         ignore: args.ignore.clone(),
+        policies: args.policy.clone(),
         ..args.input.options()?
     };
     // Read before linting, so a bad baseline fails fast.
@@ -687,6 +693,18 @@ fn show_settings(args: &CheckArgs, opts: &Options) -> String {
         format!("{:?}", crate::rules::doc_url("{rule}")),
         pick(false, config.docs_url.is_some()),
     );
+    let policies: Vec<String> = opts
+        .policy_paths()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    let source = match (args.policy.is_empty(), config.policies.is_empty()) {
+        (false, false) => format!("{from_file}, then command line"),
+        (false, true) => "command line".to_string(),
+        (true, false) => from_file.clone(),
+        (true, true) => "default".to_string(),
+    };
+    line("policies.paths", list(&policies), &source);
     for limit in crate::limits::Limit::ALL {
         let value = config.limits.get(limit);
         line(

@@ -31,6 +31,12 @@
 //! id = "acme/chat-34b"
 //! params = 34e9
 //! # layers, hidden, heads, kv_heads, head_dim, vocab, max_context, dtype
+//!
+//! [policies]                              # Rego policies (`--policy` adds to them)
+//! paths = ["policies/"]                   # relative to this file's folder
+//!
+//! [rules."policy/gpulint.team_label/deny"] # a policy's rule: its severity only
+//! severity = "warning"
 //! ```
 
 use std::collections::BTreeMap;
@@ -83,6 +89,9 @@ pub struct Config {
     pub instances: Vec<(Provider, InstanceRow)>,
     /// `[[models]]`, for [`crate::fit::models::extend`].
     pub models: Vec<ModelSpec>,
+    /// `[policies] paths`: Rego policy files and folders, relative to the config file's
+    /// folder as written (so relative to the working directory, as paths are opened).
+    pub policies: Vec<PathBuf>,
     /// Where each instance row was written, for errors found when it joins the catalog.
     instance_spans: Vec<Range<usize>>,
     text: String,
@@ -168,7 +177,11 @@ impl PerFileIgnores {
             });
             let mut hidden = false;
             for &g in globs.iter() {
-                if self.entries[g].1.contains(&f.rule) {
+                let silences = |r: &&str| {
+                    *r == f.rule
+                        || (crate::policy::is_policy_name(r) && crate::policy::covers(r, f.rule))
+                };
+                if self.entries[g].1.iter().any(silences) {
                     used[g] = true;
                     hidden = true;
                 }
@@ -225,6 +238,14 @@ struct File {
     catalog: Option<CatalogSection>,
     #[serde(default)]
     models: Vec<Spanned<toml::Table>>,
+    policies: Option<PoliciesSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PoliciesSection {
+    #[serde(default)]
+    paths: Vec<Spanned<String>>,
 }
 
 #[derive(Deserialize)]
@@ -321,6 +342,14 @@ impl Config {
                 set.add(built);
                 let mut ids = Vec::new();
                 for name in rules.get_ref() {
+                    // Policy ids and `policy`, matched as `--ignore` matches them; kept
+                    // for the process (one per entry of this small file).
+                    if crate::policy::is_policy_name(name.get_ref()) {
+                        ids.push(&*Box::leak(
+                            name.get_ref().trim().to_owned().into_boxed_str(),
+                        ));
+                        continue;
+                    }
                     let rule = |id: &str| crate::rules::rule(id).map(|r| r.id);
                     let found: Vec<&'static str> = match crate::rules::canonical(name.get_ref()) {
                         Some(c) => match rule(c) {
@@ -390,6 +419,16 @@ impl Config {
                 ));
             }
             config.docs_url = Some(url.into_inner());
+        }
+
+        if let Some(section) = file.policies {
+            let dir = path.parent().unwrap_or(Path::new(""));
+            for p in section.paths {
+                if p.get_ref().trim().is_empty() {
+                    return Err(at(Some(p.span()), "`policies.paths`: a path is empty"));
+                }
+                config.policies.push(dir.join(p.get_ref()));
+            }
         }
 
         for (key, value) in file.limits {
@@ -495,6 +534,9 @@ impl Config {
         at: &dyn Fn(Option<Range<usize>>, &str) -> String,
     ) -> Result<(), String> {
         let span = value.span();
+        if crate::policy::is_policy_id(id) {
+            return self.policy_table(id, value, at);
+        }
         let Some(entry) = rule(id) else {
             return Err(at(
                 Some(span),
@@ -556,6 +598,45 @@ impl Config {
             }
         }
         self.rules.insert(id.to_string(), table);
+        Ok(())
+    }
+
+    /// `[rules."policy/…"]`: a policy rule's severity. Policy rules have no other option, and
+    /// are known by their prefix: they exist only once the policies run.
+    fn policy_table(
+        &mut self,
+        id: &str,
+        value: Spanned<toml::Value>,
+        at: &dyn Fn(Option<Range<usize>>, &str) -> String,
+    ) -> Result<(), String> {
+        let span = value.span();
+        let toml::Value::Table(table) = value.into_inner() else {
+            return Err(at(Some(span), &format!("`rules.\"{id}\"` must be a table")));
+        };
+        for (key, level) in &table {
+            if key != "severity" {
+                return Err(at(
+                    Some(span.clone()),
+                    &format!(
+                        "unknown option `{key}` for policy rule `{id}` (it has only `severity`)"
+                    ),
+                ));
+            }
+            match level.as_str() {
+                Some("off") => self.ignore.push(id.to_string()),
+                other => {
+                    let severity = other.unwrap_or_default().parse().map_err(|_| {
+                        at(
+                            Some(span.clone()),
+                            &format!(
+                                "`severity` of rule `{id}` must be off, info, warning or error"
+                            ),
+                        )
+                    })?;
+                    self.severity.insert(id.to_string(), severity);
+                }
+            }
+        }
         Ok(())
     }
 
@@ -635,6 +716,14 @@ pub fn template() -> String {
         "\n# Rules silenced for files the glob names, relative to this file's folder.\n\
          [per-file-ignores]\n\
          # \"samples/**\" = [\"multi-gpu-without-nvlink\"]\n",
+    );
+    s.push_str(
+        "\n# Rego policies run over the inventory `gpulint inspect --format json` prints: files,\n\
+         # or folders whose `.rego` files (subfolders too) are all read, relative to this\n\
+         # file's folder; `--policy PATH` adds to them. Their rules are `policy/<package>/<rule>`:\n\
+         # set one's severity with [rules.\"policy/<package>/deny\"].\n\
+         [policies]\n\
+         paths = []\n",
     );
     s
 }

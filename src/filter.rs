@@ -7,7 +7,8 @@ use crate::suppress::Directive;
 
 /// Rules selected by `--select` and `--ignore`, each a rule id or a category name.
 /// `parse-error` and `limit-exceeded` always run. An unknown name is an error, so a typo cannot silently
-/// turn a check off.
+/// turn a check off. Policy names (`policy`, `policy/…`) are accepted and select no
+/// built-in rule: [`crate::policy::selected`] judges policy findings by them.
 pub fn select_rules(
     select: &[String],
     ignore: &[String],
@@ -17,6 +18,7 @@ pub fn select_rules(
     let known = |names: &[String]| -> Result<Vec<&'static str>, String> {
         names
             .iter()
+            .filter(|name| !crate::policy::is_policy_name(name))
             .map(|name| {
                 crate::rules::canonical(name).ok_or_else(|| {
                     format!(
@@ -27,23 +29,26 @@ pub fn select_rules(
             })
             .collect()
     };
+    // `--select policy` selects no built-in rule but the always-on ones.
+    let all = select.is_empty();
     let (select, ignore) = (known(select)?, known(ignore)?);
     Ok(RULES
         .iter()
         .filter(|r| {
             crate::rules::is_always_on(r.id)
-                || ((select.is_empty() || select.iter().any(|s| matches(s, r)))
+                || ((all || select.iter().any(|s| matches(s, r)))
                     && !ignore.iter().any(|s| matches(s, r)))
         })
         .collect())
 }
 
 /// Keeps the findings in files the user asked about that no suppression hides, adds the
-/// suppressions that hid nothing, and sorts by file, position and rule.
+/// suppressions that hid nothing, and sorts by file, position and rule. `ran` says
+/// whether a rule (or policy rule) id ran in this run.
 pub fn finish(
     db: &SourceDb,
     mut directives: Vec<Directive>,
-    selected: &[&'static RuleEntry],
+    ran: &dyn Fn(&str) -> bool,
     mut findings: Vec<Finding>,
 ) -> Vec<Finding> {
     findings.retain(|f| db.get(f.primary.file).requested);
@@ -59,11 +64,10 @@ pub fn finish(
     // A file gpulint cannot read or check is never a pass: `parse-error` and
     // `limit-exceeded` are not suppressible.
     findings.retain(|f| crate::rules::is_always_on(f.rule) || !hidden(f, &mut directives));
-    if selected.iter().any(|r| r.id == "unused-suppression") {
-        let ran = |id: &str| selected.iter().any(|r| r.id == id);
+    if ran("unused-suppression") {
         let mut unused: Vec<Finding> = directives
             .iter()
-            .flat_map(|d| report_unused_suppressions(d, &ran, &db.get(d.file).name))
+            .flat_map(|d| report_unused_suppressions(d, ran, &db.get(d.file).name))
             .collect();
         unused.retain(|f| !hidden(f, &mut directives));
         findings.append(&mut unused);

@@ -163,6 +163,22 @@ pub struct Machine<'a> {
     /// Left out when the catalog does not know it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fabric: Option<&'static str>,
+    /// Its on-demand list price from the price snapshot; left out when the snapshot has
+    /// none (nothing is interpolated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
+}
+
+/// An instance type's on-demand list price, as the dated snapshot gives it.
+#[derive(Serialize)]
+pub struct Price {
+    pub usd_per_hour: f64,
+    /// Where the price holds.
+    pub region: &'static str,
+    /// The source's date.
+    pub as_of: &'static str,
+    /// The source keys (`reference/gpu-prices.md`).
+    pub source: &'static str,
 }
 
 /// The GPUs of one machine, as `gpulint catalog --format json` names them.
@@ -410,6 +426,21 @@ pub struct Serving<'a> {
     /// size the engine skip it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unknown: Vec<At<'a>>,
+    /// The model as the memory math reads it: its registry id and size, or the size its
+    /// name states. Left out when there is no model name or it gives no size.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolved: Option<Resolved>,
+}
+
+/// A model name resolved by the model registry (`gpulint fit` reads it the same way).
+#[derive(Serialize)]
+pub struct Resolved {
+    /// The registry's id, or `null` when only the name states a size (`acme-70b`).
+    pub id: Option<&'static str>,
+    /// Parameters, every expert of a mixture of experts included.
+    pub params: f64,
+    /// `registry` or `name`.
+    pub from: &'static str,
 }
 
 #[derive(Serialize)]
@@ -511,7 +542,9 @@ impl<'a> Cx<'a> {
             provider: c.provider.as_str(),
             kind: capacity_kind(c.kind),
             at: self.at(&c.header),
-            machines: self.value(&c.machines, |m| m.iter().map(machine).collect()),
+            machines: self.value(&c.machines, |m| {
+                m.iter().map(|m| machine(c.provider, m)).collect()
+            }),
             market: self.value(&c.market, |m| market(*m)),
             scale: Scale {
                 min: self.value(&c.scale.min, |n| *n),
@@ -708,6 +741,14 @@ impl<'a> Cx<'a> {
             max_num_seqs: self.written(s.batching.max_num_seqs.as_ref(), |n| *n),
             enforce_eager: self.marked(s.batching.enforce_eager.as_ref()),
             unknown: s.unknown.iter().map(|sp| self.at(sp)).collect(),
+            resolved: s.model.as_ref().and_then(|(m, _)| {
+                let r = crate::fit::models::resolve(m)?;
+                Some(Resolved {
+                    id: r.spec.map(|spec| spec.id.as_str()),
+                    params: r.params,
+                    from: if r.spec.is_some() { "registry" } else { "name" },
+                })
+            }),
         }
     }
 
@@ -737,7 +778,8 @@ impl<'a> Cx<'a> {
     }
 }
 
-fn machine(m: &model::Machine) -> Machine<'_> {
+fn machine(provider: model::Provider, m: &model::Machine) -> Machine<'_> {
+    let price = crate::catalog::catalog().prices.get(provider, &m.name);
     Machine {
         name: &m.name,
         gpus: m.gpus.as_ref().map(|g| GpuSet {
@@ -748,6 +790,12 @@ fn machine(m: &model::Machine) -> Machine<'_> {
             confidence: g.confidence.as_str(),
         }),
         fabric: m.fabric.map(crate::catalog::Fabric::as_str),
+        price: price.map(|p| Price {
+            usd_per_hour: p.usd_per_hour,
+            region: &p.region,
+            as_of: &p.as_of,
+            source: &p.source,
+        }),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod lint;
 pub mod lower;
 pub mod model;
 pub mod parse;
+pub mod policy;
 pub mod report;
 pub mod rules;
 pub mod source;

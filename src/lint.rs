@@ -29,6 +29,8 @@ pub struct Options {
     pub no_ignore: bool,
     /// `.gpulint.toml`, loaded by the caller.
     pub config: crate::config::Config,
+    /// `--policy`: Rego policy files and folders, after the config's `[policies] paths`.
+    pub policies: Vec<PathBuf>,
     /// Terraform bytes above which the run streams root modules instead of holding every
     /// tree (default [`lower::HOLD_BYTES`]), and the bytes of each chunk it then holds
     /// (default [`lower::CHUNK_BYTES`]); the tests set it to check both ways agree.
@@ -39,6 +41,16 @@ impl Options {
     /// Whether links that lead outside their folder are read (the flag or the config).
     pub fn follows_external_links(&self) -> bool {
         self.follow_external_links || self.config.follow_external_links
+    }
+
+    /// The policies of the run: the config's `[policies] paths`, then `--policy`.
+    pub fn policy_paths(&self) -> Vec<PathBuf> {
+        self.config
+            .policies
+            .iter()
+            .chain(&self.policies)
+            .cloned()
+            .collect()
     }
 
     /// The files a run over `paths` reads: `exclude`, `.gitignore` (unless `no_ignore`)
@@ -95,24 +107,38 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     };
     let ignore: Vec<String> = config.ignore.iter().chain(&opts.ignore).cloned().collect();
     let selected = filter::select_rules(select, &ignore)?;
+    // Policies are read and compiled before any input, so a broken one fails fast; a run
+    // without policies never builds an engine.
+    let policy_paths = opts.policy_paths();
+    let mut policies = if policy_paths.is_empty() {
+        None
+    } else {
+        Some(crate::policy::Policies::load(&policy_paths)?)
+    };
     let (
         Read {
-            db,
+            mut db,
             directives,
-            notes,
+            mut notes,
             ..
         },
-        model,
+        mut model,
     ) = read_and_lower(opts, stdin)?;
     let mut found = rules::run(&model, &selected, config);
+    if let Some(policies) = &mut policies {
+        // Policies read the inventory as `inspect` shows it, from every file.
+        let ids: Vec<FileId> = db.iter().map(|(id, _)| id).collect();
+        reload(&mut db, ids)?;
+        let mut by_policies = policies.check(&db, &model, &mut notes)?;
+        by_policies.retain(|f| crate::policy::selected(f.rule, select, &ignore));
+        found.append(&mut by_policies);
+    }
     // Only where module variables were set is read from here on: the rest of the model
     // goes before any text is read again.
-    let mut model = model;
     let origins = std::mem::take(&mut model.origins);
     drop(model);
     // A large run let go of its texts: those its findings point into are read again,
     // first the module files whose variables `add_related` follows.
-    let mut db = db;
     let in_modules: std::collections::HashSet<FileId> =
         origins.iter().flat_map(|i| i.files.clone()).collect();
     let labelled = found
@@ -122,12 +148,17 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     reload(&mut db, labelled.filter(|id| in_modules.contains(id)))?;
     rules::add_related(&origins, &db, &mut found);
     drop(origins);
+    // Which ids ran: a policy's ids are known only by their prefix.
+    let ran = |id: &str| {
+        selected.iter().any(|r| r.id == id)
+            || (policies.is_some()
+                && crate::policy::is_policy_id(id)
+                && crate::policy::selected(id, select, &ignore))
+    };
     // Each file's suppressions were read while its tree was held.
-    let mut findings = filter::finish(&db, directives, &selected, found);
-    let mut notes = notes;
+    let mut findings = filter::finish(&db, directives, &ran, found);
     if let Some(per_file) = &config.per_file_ignores {
         let cwd = std::env::current_dir().unwrap_or_default();
-        let ran = |id: &str| selected.iter().any(|r| r.id == id);
         let path = config
             .path
             .as_deref()

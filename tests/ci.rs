@@ -549,6 +549,12 @@ fn the_readme_config_example_is_a_valid_config() {
         readme_block("## Configuration", "toml"),
     );
     write(dir.path(), "main.tf", TRAINER);
+    // `[policies] paths` names a folder of policies, which must exist.
+    write(
+        dir.path(),
+        "policies/team_label.rego",
+        std::fs::read(Path::new(ROOT).join("examples/policies/team_label.rego")).unwrap(),
+    );
     let o = check(dir.path(), &["--format", "json", "."]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = gpulint(&["fit", "--model", "acme/chat-34b"], dir.path(), None);

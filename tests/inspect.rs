@@ -158,6 +158,7 @@ fn json_matches_the_schema() {
     for (cwd, args) in [
         (root, vec!["examples/"]),
         (root, vec!["fixtures/"]),
+        (root, vec!["tests/fixtures/policies"]),
         (root, vec!["tests/data/ci"]),
         (root, vec!["tests/data/plan/plan.json"]),
         (fuzz.as_path(), vec!["."]),
@@ -204,6 +205,9 @@ fn json_matches_the_schema() {
         "\"on\": ",
         "\"generated_by\": ",
         "\"shm_by\": ",
+        "\"price\": {",
+        "\"resolved\": {",
+        "\"from\": \"registry\"",
     ] {
         assert!(text.contains(part), "no {part} in the inventories");
     }
@@ -233,6 +237,43 @@ fn json_matches_the_schema() {
     doc = json(&inspect(&["--format", "json", "."], training.path(), None));
     doc["version"] = 2.into();
     assert!(!validator.is_valid(&doc));
+    // A price without its date fails.
+    doc = json(&inspect(&["--format", "json", "."], training.path(), None));
+    let price = &mut doc["capacity"][1]["machines"]["value"][0]["price"];
+    assert_eq!(price["region"], "us-east-1");
+    price.as_object_mut().unwrap().remove("as_of");
+    assert!(!validator.is_valid(&doc));
+}
+
+/// Each machine carries its on-demand list price where the snapshot has one, and a served
+/// model its size as the registry reads it: what policies read.
+#[test]
+fn machines_carry_their_price_and_models_their_size() {
+    let dir = training_folder();
+    let v = json(&inspect(&["--format", "json", "."], dir.path(), None));
+    let price = &v["capacity"][1]["machines"]["value"][0]["price"];
+    assert_eq!(
+        v["capacity"][1]["machines"]["value"][0]["name"],
+        "p5.48xlarge"
+    );
+    assert_eq!(price["region"], "us-east-1");
+    assert!(price["usd_per_hour"].as_f64().unwrap() > 10.0, "{price}");
+    assert!(
+        price["as_of"].as_str().unwrap().starts_with("20"),
+        "{price}"
+    );
+    assert!(!price["source"].as_str().unwrap().is_empty(), "{price}");
+
+    let o = inspect(
+        &["--format", "json", "examples/kubernetes/vllm.yaml"],
+        Path::new(ROOT),
+        None,
+    );
+    let serving = &json(&o)["workloads"][0]["pods"][0]["serving"];
+    assert_eq!(
+        serving["resolved"],
+        serde_json::json!({"id": "meta-llama/Llama-3.1-8B", "params": 8_030_261_248.0, "from": "registry"})
+    );
 }
 
 /// Why a rule treats a Job as training: the role, the signal and its detail.

@@ -25,6 +25,15 @@ pub fn render(outcome: &Outcome) -> String {
         .collect();
     fired.sort_by_key(|r| crate::rules::RULES.iter().position(|e| e.id == r.id));
     fired.dedup_by_key(|r| r.id);
+    // Then the policy rules that fired, by id: each a rule of its own, its help the policy.
+    let mut policies: Vec<&'static str> = outcome
+        .findings
+        .iter()
+        .map(|f| f.rule)
+        .filter(|id| crate::policy::is_policy_id(id))
+        .collect();
+    policies.sort_unstable();
+    policies.dedup();
 
     let digests = crate::fingerprint::digests(outcome);
     let results: Vec<Value> = outcome
@@ -32,7 +41,10 @@ pub fn render(outcome: &Outcome) -> String {
         .iter()
         .zip(&digests)
         .map(|(f, digest)| {
-            let index = fired.iter().position(|r| r.id == f.rule);
+            let index = fired.iter().position(|r| r.id == f.rule).or_else(|| {
+                let i = policies.iter().position(|id| *id == f.rule)?;
+                Some(fired.len() + i)
+            });
             result(outcome, f, index, digest)
         })
         .collect();
@@ -45,7 +57,11 @@ pub fn render(outcome: &Outcome) -> String {
                 "name": "gpulint",
                 "version": env!("CARGO_PKG_VERSION"),
                 "informationUri": HOME,
-                "rules": fired.iter().map(|r| descriptor(r)).collect::<Vec<_>>(),
+                "rules": fired
+                    .iter()
+                    .map(|r| descriptor(r))
+                    .chain(policies.iter().map(|id| policy_descriptor(id)))
+                    .collect::<Vec<_>>(),
             }},
             "columnKind": "unicodeCodePoints",
             "results": results,
@@ -67,6 +83,32 @@ fn descriptor(r: &RuleEntry) -> Value {
         "helpUri": crate::rules::doc_url(r.id),
         "defaultConfiguration": {"level": level(r.meta.severity)},
         "properties": {"tags": [r.meta.category.as_str()]},
+    })
+}
+
+/// A policy's rule: its help names the policy file and the line that defines the rule.
+fn policy_descriptor(id: &str) -> Value {
+    let Some(o) = crate::policy::origin(id) else {
+        return json!({"id": id, "name": id, "properties": {"tags": ["policy"]}});
+    };
+    let summary = format!(
+        "custom Rego policy: `{}` of package `{}`",
+        o.rule, o.package
+    );
+    let help = format!(
+        "Reported by the Rego policy `{}` (rule `{}`, line {}), which gpulint ran over its \
+         inventory. Read the policy for what it asks and why.",
+        o.file, o.rule, o.line
+    );
+    let level = crate::policy::severity_of(&o.rule).map_or("warning", level);
+    json!({
+        "id": id,
+        "name": id,
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": summary},
+        "help": {"text": help, "markdown": help},
+        "defaultConfiguration": {"level": level},
+        "properties": {"tags": ["policy"], "policy": {"file": o.file, "line": o.line}},
     })
 }
 

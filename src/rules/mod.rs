@@ -130,8 +130,11 @@ pub fn set_docs_url(template: Option<String>) {
         .unwrap_or_else(std::sync::PoisonError::into_inner) = template;
 }
 
-/// The documentation link of rule `id`.
+/// The documentation link of rule `id`; for a policy's rule, the policy file.
 pub fn doc_url(id: &str) -> String {
+    if let Some(origin) = crate::policy::origin(id) {
+        return origin.file;
+    }
     let docs = DOCS
         .read()
         .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -59,6 +59,16 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
                 format!("this {what} names `{id}`, which cannot be suppressed"),
                 "fix the file instead: a file gpulint cannot read or check is never a pass",
             ));
+        } else if crate::policy::is_policy_id(id) {
+            // A policy's ids are known only once it runs: judged only when policies ran.
+            if ran(id) {
+                out.push(finding(
+                    span.clone(),
+                    format!("this {what} hides `{id}`, but `{id}` reports nothing here"),
+                    "remove it: the problem it hid is gone, and a stale suppression would hide \
+                     the next one",
+                ));
+            }
         } else if rule(id).is_none() {
             let help = match crate::rules::did_you_mean(id) {
                 Some(meant) => format!("did you mean `{meant}`? (`gpulint rules` lists them)"),
