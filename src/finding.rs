@@ -158,8 +158,8 @@ pub struct Cost {
 impl Cost {
     /// `units` machines at `price` (units > 0), in the region the code names (`written`),
     /// when it names one. A `what` that says "at least", or a price of GPUs alone, makes
-    /// the figures a lower bound. Dollars are rounded to cents a month and to 1/10,000 an
-    /// hour.
+    /// the figures a lower bound. Dollars are rounded to cents a month and to the
+    /// millionth (the price list's own precision) an hour.
     pub fn of(
         price: &crate::catalog::prices::Quote,
         written: Option<&str>,
@@ -180,7 +180,7 @@ impl Cost {
         let month = crate::catalog::catalog().prices.hours_per_month;
         let round = |usd: f64, to: f64| (usd * to).round() / to;
         Cost {
-            usd_per_hour: round(usd_per_hour, 10_000.0),
+            usd_per_hour: round(usd_per_hour, 1_000_000.0),
             usd_per_month: round(usd_per_hour * month, 100.0),
             basis: format!("{what}; {}", price.basis(written)),
             at_least: price.gpus_only || what.starts_with("at least"),

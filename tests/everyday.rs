@@ -85,7 +85,15 @@ fn statistics_count_findings_by_rule() {
         out.starts_with("2  warning  missing-auto-shutdown  a GPU VM"),
         "{out}"
     );
-    assert!(out.ends_with("2 findings in 2 files.\n"), "{out}");
+    // Then the count, and what the priced findings add up to: two p5.48xlarge at list price.
+    assert!(
+        out.ends_with(
+            "2 findings in 2 files.\nPriced waste: $80,358/month ($110/h) over 2 priced \
+             findings at list prices, no discounts (findings can flag the same machines: \
+             `gpulint cost` prices the capacity itself).\n"
+        ),
+        "{out}"
+    );
 
     let j = gpulint(
         &["check", "--statistics", "-f", "json", "."],

@@ -155,7 +155,7 @@ pub fn text(db: &SourceDb, p: &Priced<'_>) -> String {
 fn hourly_json(h: Hourly, month: f64) -> serde_json::Value {
     let round = |usd: f64, to: f64| (usd * to).round() / to;
     json!({
-        "usd_per_hour": round(h.usd_per_hour, 10_000.0),
+        "usd_per_hour": round(h.usd_per_hour, 1_000_000.0),
         "usd_per_month": round(h.usd_per_hour * month, 100.0),
         "at_least": h.at_least,
         "partial": h.partial,

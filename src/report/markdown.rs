@@ -20,6 +20,13 @@ pub fn render(outcome: &Outcome) -> String {
         return out;
     }
     let _ = writeln!(out, "{} in {files}.\n", c.summary());
+    if let Some(sum) = super::statistics::total(outcome) {
+        let _ = writeln!(
+            out,
+            "Priced waste: {} at on-demand list prices, no discounts.\n",
+            sum.text()
+        );
+    }
     out.push_str("| Rule | Findings |\n|---|---:|\n");
     for r in super::statistics::rows(outcome) {
         let _ = writeln!(

@@ -44,15 +44,15 @@ impl Sum {
         self.at_least |= c.at_least;
     }
 
-    /// Rounded as costs are: 1/10,000 of a dollar an hour, cents a month.
+    /// Rounded as costs are: a millionth of a dollar an hour, cents a month.
     fn rounded(mut self) -> Self {
-        self.usd_per_hour = (self.usd_per_hour * 10_000.0).round() / 10_000.0;
+        self.usd_per_hour = (self.usd_per_hour * 1_000_000.0).round() / 1_000_000.0;
         self.usd_per_month = (self.usd_per_month * 100.0).round() / 100.0;
         self
     }
 
     /// "$1,234/month ($1.69/h) over 2 priced findings".
-    fn text(&self) -> String {
+    pub fn text(&self) -> String {
         use crate::catalog::prices::usd;
         format!(
             "{}{}/month ({}/h) over {}",
@@ -106,7 +106,13 @@ pub fn text(outcome: &Outcome) -> String {
     let id_width = rows.iter().map(|r| r.rule.len()).max().unwrap_or(0);
     let mut out = String::new();
     for r in &rows {
-        let summary = rule(r.rule).map_or("", |e| e.meta.summary);
+        // A policy's rule is summed up by where it is written.
+        let summary = match (rule(r.rule), crate::policy::origin(r.rule)) {
+            (Some(e), _) => e.meta.summary.to_string(),
+            (None, Some(o)) => format!("policy `{}` ({}:{})", o.package, o.file, o.line),
+            (None, None) => String::new(),
+        };
+        let summary = super::escape::escape(&summary);
         let cost = r
             .cost
             .map_or_else(String::new, |s| format!(" — {}", s.text()));

@@ -141,7 +141,7 @@ fn overspend(model: &Inventory, pod: &PodShape, smaller: &Gpu) -> Option<Cost> {
         format!(", as of {}", there.1.as_of)
     };
     let what = format!(
-        "{}{replicas} GPU{}: {}/GPU-hour ({}{}), against {} ({}{}{dated})",
+        "{}{replicas} GPU{}: {}/GPU-hour ({}{}), against {} ({}a {}{dated})",
         if !exact || now.cheapest_of.is_some() {
             "at least "
         } else {
@@ -157,7 +157,7 @@ fn overspend(model: &Inventory, pod: &PodShape, smaller: &Gpu) -> Option<Cost> {
         } else {
             format!("1/{} of ", there.0.row.count)
         },
-        format!("a {}", there.0.row.name),
+        there.0.row.name,
     );
     Some(
         Cost::hourly(
