@@ -143,6 +143,9 @@ pub struct Capacity<'a> {
     pub market: Option<Field<'a, &'static str>>,
     pub scale: Scale<'a>,
     pub zones: Option<Field<'a, Zones<'a>>>,
+    /// The region the code names for it (its zones' region, its provider block's, an Azure
+    /// `location`); `null` when none is known. Prices say when theirs is another.
+    pub region: Option<&'a str>,
     pub placement: Option<Field<'a, &'static str>>,
     pub fast_fabric: Option<Field<'a, bool>>,
     /// `true` where a reservation or capacity block backs it; `null` when nothing does.
@@ -196,6 +199,8 @@ pub struct GpuSet {
 pub struct Scale<'a> {
     pub min: Option<Field<'a, u64>>,
     pub max: Option<Field<'a, u64>>,
+    /// The size it starts at or is asked to keep, where written (`desired_size`, …).
+    pub desired: Option<Field<'a, u64>>,
     /// Set when the written bounds are per zone: `min` and `max` are the written figure
     /// times this many zones.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -549,8 +554,10 @@ impl<'a> Cx<'a> {
             scale: Scale {
                 min: self.value(&c.scale.min, |n| *n),
                 max: self.value(&c.scale.max, |n| *n),
+                desired: self.value(&c.scale.desired, |n| *n),
                 per_zone: c.scale.per_zone,
             },
+            region: c.region(),
             zones: self.value(&c.zones, |z| match z {
                 model::Zones::Listed(z) => Zones::Listed(z),
                 model::Zones::Region(r) => Zones::Region(r),

@@ -257,12 +257,24 @@ fn machines_carry_their_price_and_models_their_size() {
         "p5.48xlarge"
     );
     assert_eq!(price["region"], "us-east-1");
-    assert!(price["usd_per_hour"].as_f64().unwrap() > 10.0, "{price}");
+    assert_eq!(price["usd_per_hour"], 55.04, "{price}");
+    assert_eq!(price["as_of"], "2026-07-20", "{price}");
     assert!(
-        price["as_of"].as_str().unwrap().starts_with("20"),
+        price["source"].as_str().unwrap().contains("AWS-K"),
         "{price}"
     );
-    assert!(!price["source"].as_str().unwrap().is_empty(), "{price}");
+    // The size it is asked to keep, beside its bounds; no region is written.
+    let pool = &v["capacity"][1];
+    assert_eq!(pool["scale"]["desired"]["value"], 1, "{pool}");
+    assert_eq!(pool["scale"]["max"]["value"], 4, "{pool}");
+    assert!(pool["region"].is_null(), "{pool}");
+    // A zone names its region.
+    let o = inspect(
+        &["--format", "json", "examples/terraform/gcp"],
+        Path::new(ROOT),
+        None,
+    );
+    assert_eq!(json(&o)["capacity"][0]["region"], "us-central1");
 
     let o = inspect(
         &["--format", "json", "examples/kubernetes/vllm.yaml"],
