@@ -7,7 +7,7 @@ allowed := {"research", "foundation-models"}
 hopper := {"h100", "h100-pcie", "h100-nvl", "h200", "h200-nvl"}
 
 deny contains {
-	"msg": sprintf("`%s` runs %s for project `%s`: H100-class GPUs are for %s", [c.subject, m.name, project(c), concat(", ", sort(allowed))]),
+	"msg": sprintf("`%s` runs %s %s: H100-class GPUs are for %s", [c.subject, m.name, whose(c), concat(", ", sort(allowed))]),
 	"location": c.machines,
 	"subject": c.subject,
 	"help": "label the pool with an allowed project, or use an L4, L40S or A100 type",
@@ -23,3 +23,6 @@ project(c) := label.value if {
 	some label in c.labels
 	label.key == "project"
 } else := "none"
+
+whose(c) := sprintf("for project `%s`", [project(c)]) if project(c) != "none"
+else := "with no `project` label"
