@@ -339,6 +339,9 @@ fn the_release_builds_every_platform_with_checksums_wheels_and_publishes() {
     let action = read("action.yml");
     assert!(action.contains("archive=\"gpulint-$tag-$target.$ext\""));
     assert!(action.contains("SHA256SUMS") && action.contains("sha256sum -c"));
+    // The job summary also prices the capacity, from the same paths.
+    assert!(action.contains("if priced=$(gpulint cost $PATHS); then"));
+    assert!(action.contains(">> \"$GITHUB_STEP_SUMMARY\""));
 }
 
 #[test]
