@@ -203,6 +203,7 @@ impl Policies {
                     .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
                     .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
             too_deep(&name, &text)?;
+            raw_controls(&name, &text)?;
             let engine = &mut policies.engine;
             let package = guarded(&name, || engine.add_policy(name.clone(), text.clone()))?
                 .map_err(|e| syntax_hint(&one_line(&e, &name)))?;
@@ -354,6 +355,27 @@ fn guarded<T>(file: &str, f: impl FnOnce() -> T) -> Result<T, String> {
             "{file}: the Rego engine failed on this policy (a bug in regorus: please report it)"
         )
     })
+}
+
+/// Refuses a policy with a control or bidi character outside the line breaks and tabs Rego
+/// is written with: regorus writes some warnings, with the policy's line, straight to
+/// stderr, where gpulint cannot escape them; refused, they never reach a terminal raw.
+fn raw_controls(name: &str, text: &str) -> Result<(), String> {
+    for (i, line) in text.lines().enumerate() {
+        let at = line
+            .char_indices()
+            .find(|&(_, c)| crate::report::escape::is_unsafe(c) && !matches!(c, '\t' | '\r'));
+        if let Some((b, c)) = at {
+            let column = line[..b].chars().count() + 1;
+            return Err(format!(
+                "{name}:{}:{column}: a policy may not contain the control character {}: \
+                 write it as an escape in a string (`\\u001b`)",
+                i + 1,
+                crate::report::escape::escape(&c.to_string())
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Brackets (`[`, `{`) nested deeper than this are refused before parsing: regorus 0.11

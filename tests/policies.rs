@@ -496,6 +496,21 @@ fn a_syntax_error_names_the_policy_file_and_line() {
 }
 
 #[test]
+fn a_policy_with_a_raw_control_character_is_refused_before_the_engine_sees_it() {
+    // regorus prints some warnings with the policy's line to stderr itself: an escape
+    // sequence in a policy must never get there.
+    let e = broken(
+        "ansi.rego",
+        "package ansi\n\nimport input\n# \u{1b}[2J cleared\ndeny contains {\"msg\": \"x\"} if false\n",
+    );
+    assert!(
+        e.starts_with("gpulint: error: policies/ansi.rego:4:3: a policy may not contain the control character \\u{1b}"),
+        "{e}"
+    );
+    assert!(!e.contains('\u{1b}'), "{e:?}");
+}
+
+#[test]
 fn a_runtime_error_names_the_policy_file_and_line() {
     let e = broken(
         "conflict.rego",
