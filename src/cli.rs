@@ -800,7 +800,11 @@ fn cost(args: &InspectArgs) -> Result<ExitCode, String> {
     for line in &inspection.notes {
         note(line);
     }
-    let priced = crate::cost::price(&inspection.inventory);
+    // What the named files write: a file named alone brings its module in as context,
+    // whose other resources are not what was asked about.
+    let priced = crate::cost::price(&inspection.inventory, |file| {
+        inspection.db.get(file).requested
+    });
     let text = match args.format {
         OutputFormat::Human => report::cost::text(&inspection.db, &priced),
         OutputFormat::Json => report::cost::json(&inspection.db, &priced),

@@ -110,11 +110,12 @@ pub struct Priced<'a> {
     pub hours_per_month: f64,
 }
 
-/// Prices every resource that holds GPUs, in the inventory's order.
-pub fn price(inv: &Inventory) -> Priced<'_> {
+/// Prices every resource that holds GPUs and is written in a file `wanted` accepts, in the
+/// inventory's order.
+pub fn price(inv: &Inventory, wanted: impl Fn(crate::source::FileId) -> bool) -> Priced<'_> {
     let cat = catalog();
     let mut lines = Vec::new();
-    for c in &inv.capacity {
+    for c in inv.capacity.iter().filter(|c| wanted(c.header.file)) {
         let Some((machines, span)) = c.gpu_machines() else {
             continue;
         };

@@ -393,3 +393,32 @@ fn a_gpu_label_alone_prices_held_gpus_at_the_cheapest_machine_that_has_them() {
         .unwrap_or_else(|| panic!("{v}"));
     assert!(idle.get("cost").is_none(), "{idle}");
 }
+
+#[test]
+fn gpulint_cost_on_one_file_prices_what_that_file_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(dir.path(), "a.tf", pool("h100", "\"p5.48xlarge\"", 2));
+    common::write(
+        dir.path(),
+        "b.tf",
+        "resource \"google_compute_instance_template\" \"a3\" {\n  machine_type = \"a3-highgpu-8g\"\n}\n",
+    );
+    // a.tf brings its folder in as context, but only its own pool is priced.
+    let v = json(&gpulint(&["cost", "-f", "json", "a.tf"], dir.path(), None));
+    let subjects: Vec<&str> = v["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(subjects, ["aws_eks_node_group.h100"]);
+    // A template is a shape: priced per VM, its count left to what uses it.
+    let text = stdout(&gpulint(&["cost", "b.tf"], dir.path(), None));
+    assert!(
+        text.contains(
+            "each VM made from it: $88.49/h ($64,598/month); how many is up to what uses it"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("minimum  not known"), "{text}");
+}

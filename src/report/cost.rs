@@ -10,6 +10,7 @@ use super::Location;
 use super::escape::escape;
 use crate::catalog::prices::usd;
 use crate::cost::{Count, Hourly, Line, Priced};
+use crate::model::CapacityKind;
 use crate::source::SourceDb;
 
 const SIZES: [&str; 3] = ["minimum", "desired", "maximum"];
@@ -28,11 +29,13 @@ fn hourly(h: Hourly, month: f64) -> String {
     if h.partial && h.usd_per_hour == 0.0 {
         return "not known".into();
     }
+    // Cents first, as finding costs are rounded, so both say the same dollars.
+    let cents = |usd: f64| (usd * 100.0).round() / 100.0;
     format!(
         "{}{}/h ({}/month)",
         if h.at_least { "at least " } else { "" },
-        usd(h.usd_per_hour),
-        usd(h.usd_per_hour * month)
+        usd(cents(h.usd_per_hour)),
+        usd(cents(h.usd_per_hour * month))
     )
 }
 
@@ -100,7 +103,16 @@ pub fn text(db: &SourceDb, p: &Priced<'_>) -> String {
             escape(&line.basis().unwrap_or_default())
         );
         let counts = [line.min, line.desired, line.max];
-        let parts: Vec<String> = if sizes(line).len() == 1 && line.min == line.max {
+        let parts: Vec<String> = if c.kind == CapacityKind::Template {
+            // A shape: the groups that use it decide how many.
+            vec![format!(
+                "each VM made from it: {}/h ({}/month); how many is up to what uses it",
+                usd(q.usd_per_hour),
+                usd((q.usd_per_hour * p.hours_per_month * 100.0).round() / 100.0)
+            )]
+        } else if counts.iter().all(|&c| c == Count::Unknown) {
+            vec!["how many machines is not known: left out of the total".to_string()]
+        } else if sizes(line).len() == 1 && line.min == line.max {
             vec![format!(
                 "{} machine{}: {}",
                 count(line.min),
