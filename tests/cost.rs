@@ -422,3 +422,26 @@ fn gpulint_cost_on_one_file_prices_what_that_file_writes() {
     );
     assert!(text.contains("minimum  not known"), "{text}");
 }
+
+#[test]
+fn a_pool_with_one_unpriced_type_has_no_cheapest_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "main.tf",
+        pool("mix", "\"g5.xlarge\", \"p5e.48xlarge\"", 1),
+    );
+    let text = stdout(&gpulint(&["cost", "."], dir.path(), None));
+    assert!(
+        text.contains("g5.xlarge (one of the types it may start), 1 × NVIDIA A10G"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "no price known: the snapshot has none for one of these types, so the cheapest is \
+             not known"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("the cheapest type it may start"), "{text}");
+}

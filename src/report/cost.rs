@@ -80,10 +80,10 @@ pub fn text(db: &SourceDb, p: &Priced<'_>) -> String {
             out,
             "  {}{}, {} × {}",
             escape(&line.machine),
-            if line.several {
-                " (the cheapest type it may start)"
-            } else {
-                ""
+            match (line.several, line.quote.is_some()) {
+                (true, true) => " (the cheapest type it may start)",
+                (true, false) => " (one of the types it may start)",
+                (false, _) => "",
             },
             line.gpus_per_machine,
             line.gpu
@@ -92,7 +92,12 @@ pub fn text(db: &SourceDb, p: &Priced<'_>) -> String {
             unpriced += 1;
             let _ = writeln!(
                 out,
-                "  no price known: the snapshot has none for this type\n"
+                "  no price known: the snapshot has none for {}\n",
+                if line.several {
+                    "one of these types, so the cheapest is not known"
+                } else {
+                    "this type"
+                }
             );
             continue;
         };
