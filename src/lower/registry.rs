@@ -8,6 +8,9 @@
 //! - `terraform-google-modules/kubernetes-engine/google` and its cluster submodules:
 //!   `node_pools` and `node_pools_labels`.
 //! - `Azure/aks/azurerm`: `node_pools`, and the default pool's `agents_*` inputs.
+//! - `GoogleCloudPlatform/cloud-foundation-fabric`'s `modules/gke-nodepool` (called from
+//!   GitHub): one node pool per call, from `node_config`, `node_count`, `nodepool_config`
+//!   and `location`/`node_locations`.
 //!
 //! Defaults are the modules' own (EKS v21 `variables.tf`, the GKE module's `cluster.tf`
 //! lookups, the AKS module's `variables.tf`); an input gpulint cannot evaluate stays unknown.
@@ -43,6 +46,9 @@ pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
             gke(call, inv);
         }
         ("azure/aks/azurerm", "") => aks(call, inv),
+        ("googlecloudplatform/cloud-foundation-fabric", "modules/gke-nodepool") => {
+            inv.capacity.push(fabric_nodepool(call));
+        }
         _ => {}
     }
 }
@@ -62,6 +68,10 @@ fn registry_address(source: &str) -> Option<(String, String)> {
     let base = base.trim_end_matches('/').trim_end_matches(".git");
     let parts: Vec<&str> = base.split('/').collect();
     let address = match parts[..] {
+        // A monorepo of modules, not named as the registry names one.
+        ["github.com", owner, repo] if repo.eq_ignore_ascii_case("cloud-foundation-fabric") => {
+            format!("{owner}/{repo}")
+        }
         ["github.com", owner, repo] => {
             let rest = repo.strip_prefix("terraform-")?;
             let (provider, name) = rest.split_once('-')?;
@@ -326,6 +336,116 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
     }
 }
 
+/// cloud-foundation-fabric's `modules/gke-nodepool` (its `variables.tf` and `main.tf`):
+/// `node_config.machine_type` and `guest_accelerator`, `spot`/`preemptible`, autoscaling
+/// bounds in `nodepool_config.autoscaling` (per zone unless `use_total_nodes`), else a
+/// fixed `node_count.current` (or `initial`, default 1) per zone, over `node_locations` or
+/// the cluster's `location`.
+fn fabric_nodepool(call: &Call<'_>) -> Capacity {
+    let b = &call.block;
+    let header = b.header.clone();
+    let mut c = Capacity::new(
+        call.path.clone(),
+        Provider::Gcp,
+        CapacityKind::NodePool,
+        header.clone(),
+    );
+    let node = b.block("node_config");
+    let node = node.known();
+    if let Some(node) = node {
+        let accel = node.block("guest_accelerator");
+        let (ty, count) = match &accel {
+            Value::Known(a, _) => (a.str("type"), a.u64("count")),
+            Value::Unknown(s) => (Value::Unknown(s.clone()), Value::Unknown(s.clone())),
+            Value::Absent => (Value::Absent, Value::Absent),
+        };
+        c.machines = pool_machine(node.str("machine_type"), ty, count).map(|m| vec![m]);
+        c.market = match (node.bool("spot"), node.bool("preemptible")) {
+            (Value::Known(true, s), _) | (_, Value::Known(true, s)) => {
+                Value::Known(Market::Spot, s)
+            }
+            (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
+            _ => Value::Absent,
+        };
+        c.labels = node
+            .string_map("k8s_labels")
+            .into_iter()
+            .chain(b.string_map("k8s_labels"))
+            .collect();
+    } else {
+        c.labels = b.string_map("k8s_labels");
+    }
+    c.zones = match b.string_list("node_locations") {
+        Value::Known(z, s) if !z.is_empty() => Value::Known(Zones::of(z), s),
+        Value::Unknown(s) => Value::Unknown(s),
+        _ => b.str("location").map(|l| location_zones(&l)),
+    };
+    let zone_count = match c.zones.known() {
+        Some(Zones::Listed(z)) => Some(z.len() as u64),
+        _ => None,
+    };
+    let autoscaling = match b.block("nodepool_config") {
+        Value::Known(n, _) => n.block("autoscaling"),
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Absent,
+    };
+    let initial = match b.block("node_count") {
+        Value::Known(n, _) => match n.u64("current") {
+            Value::Absent => n.u64("initial"),
+            v => v,
+        },
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Known(1, header.clone()),
+    };
+    c.scale = match autoscaling {
+        Value::Known(a, _) => {
+            let total = a.bool("use_total_nodes");
+            match total {
+                Value::Known(true, _) => Scale {
+                    min: a.u64("min_node_count"),
+                    max: a.u64("max_node_count"),
+                    ..Scale::default()
+                },
+                Value::Unknown(s) => Scale::unknown(s),
+                _ => {
+                    let (min, min_at_least) =
+                        Scale::per_zone_total(a.u64("min_node_count"), zone_count);
+                    Scale {
+                        min,
+                        max: Scale::per_zone_total(a.u64("max_node_count"), zone_count).0,
+                        desired: Scale::per_zone_total(initial, zone_count).0,
+                        per_zone: zone_count,
+                        min_at_least,
+                    }
+                }
+            }
+        }
+        Value::Unknown(s) => Scale::unknown(s),
+        Value::Absent => {
+            let (total, min_at_least) = Scale::per_zone_total(initial, zone_count);
+            Scale {
+                min: total.clone(),
+                desired: total.clone(),
+                max: total,
+                per_zone: zone_count,
+                min_at_least,
+            }
+        }
+    };
+    let name = b
+        .str("name")
+        .known()
+        .cloned()
+        .unwrap_or_else(|| call.name.to_string());
+    c.labels.push((
+        "cloud.google.com/gke-nodepool".into(),
+        name.clone().into(),
+        header.clone(),
+    ));
+    c.role = super::intent::from_entries(&c.labels, [name.as_str(), call.name], &header);
+    c
+}
+
 /// The string entries of a block standing for a map.
 fn block_strings(b: &Block<'_>) -> Vec<(String, String, Span)> {
     b.keys()
@@ -431,6 +551,16 @@ mod tests {
         assert_eq!(
             registry_address("Azure/aks/azurerm").unwrap().0,
             "azure/aks/azurerm"
+        );
+        // cloud-foundation-fabric is a repository of modules, named as it is.
+        assert_eq!(
+            registry_address(
+                "git::https://github.com/GoogleCloudPlatform/cloud-foundation-fabric.git//modules/gke-nodepool?ref=v30.0.0"
+            ),
+            Some((
+                "googlecloudplatform/cloud-foundation-fabric".into(),
+                "modules/gke-nodepool".into()
+            ))
         );
         assert_eq!(registry_address("./modules/gpu"), None);
         assert_eq!(registry_address("app.terraform.io/acme/gpu/aws"), None);
