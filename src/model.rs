@@ -335,7 +335,7 @@ impl Inventory {
             }
             for p in w.pods.iter().filter(|p| p.landing == [i]) {
                 let Some(g) = p.gpus.known() else { continue };
-                gpus += u64::from(p.replicas_at_least().0) * u64::from(g.count);
+                gpus = gpus.saturating_add(u64::from(p.replicas_at_least().0) * u64::from(g.count));
                 first.get_or_insert(w);
             }
         }
@@ -503,7 +503,8 @@ impl Scale {
         zones: Option<u64>,
     ) -> (Value<u64>, Option<(u64, Span)>) {
         match (written, zones) {
-            (Value::Known(n, s), Some(z)) => (Value::Known(n * z, s), None),
+            // A count past u64 is a written absurdity: at least the largest one.
+            (Value::Known(n, s), Some(z)) => (Value::Known(n.saturating_mul(z), s), None),
             (Value::Known(0, s), None) => (Value::Known(0, s), None),
             (Value::Known(n, s), None) => (Value::Unknown(s.clone()), Some((n, s))),
             (v, _) => (v, None),

@@ -445,3 +445,24 @@ fn a_pool_with_one_unpriced_type_has_no_cheapest_and_says_so() {
     );
     assert!(!text.contains("the cheapest type it may start"), "{text}");
 }
+
+#[test]
+fn absurd_counts_neither_crash_nor_wrap() {
+    // A per-zone count times three zones is past u64: it saturates, it does not wrap
+    // around to a small figure (or panic, as a debug build did).
+    let dir = tempfile::tempdir().unwrap();
+    common::write(
+        dir.path(),
+        "main.tf",
+        "resource \"google_container_node_pool\" \"z\" {\n  location = \"us-central1\"\n  \
+         node_locations = [\"us-central1-a\", \"us-central1-b\", \"us-central1-c\"]\n  \
+         initial_node_count = 9223372036854775807\n  node_config {\n    machine_type = \
+         \"g2-standard-8\"\n  }\n}\n",
+    );
+    let o = gpulint(&["cost", "-f", "json", "."], dir.path(), None);
+    assert_eq!(o.status.code(), Some(0), "{}", common::stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["resources"][0]["machines"]["minimum"]["count"], u64::MAX);
+    let o = gpulint(&["check", "-f", "json", "."], dir.path(), None);
+    assert_eq!(o.status.code(), Some(1), "{}", common::stderr(&o));
+}

@@ -129,8 +129,8 @@ impl Rule for GpuStarvedCpuMemory {
                         "request at least {min_cpu} CPUs and {min_mem} GiB of memory per GPU \
                          ({} CPUs and {} GiB here), or set this rule's options to your workload's \
                          needs",
-                        min_cpu * u64::from(g.count),
-                        min_mem * u64::from(g.count)
+                        min_cpu.saturating_mul(u64::from(g.count)),
+                        min_mem.saturating_mul(u64::from(g.count))
                     )
                     .into(),
                     subject: w.subject.clone(),
@@ -168,8 +168,8 @@ fn report_none(
             "request at least {min_cpu} CPUs and {min_mem} GiB of memory per GPU ({} CPUs and \
              {} GiB here) in `resources.requests` (or `limits`, which Kubernetes copies into \
              requests)",
-            min_cpu * u64::from(g.count),
-            min_mem * u64::from(g.count)
+            min_cpu.saturating_mul(u64::from(g.count)),
+            min_mem.saturating_mul(u64::from(g.count))
         )
         .into(),
         subject: w.subject.clone(),
