@@ -469,6 +469,14 @@ impl Zones {
         Zones::Listed(zones.into_iter().map(Str::from).collect())
     }
 
+    /// How many zones are listed (`None` for a whole region, whose zones the provider picks).
+    pub fn listed(&self) -> Option<u64> {
+        match self {
+            Zones::Listed(z) => Some(z.len() as u64),
+            Zones::Region(_) => None,
+        }
+    }
+
     /// More than one zone.
     pub fn is_multi(&self) -> bool {
         match self {
@@ -509,6 +517,29 @@ impl Scale {
             (Value::Known(n, s), None) => (Value::Unknown(s.clone()), Some((n, s))),
             (v, _) => (v, None),
         }
+    }
+
+    /// Bounds written per zone (GKE `min_node_count`, `max_node_count`, the initial size),
+    /// as totals over `zones` zones.
+    pub fn per_zone(
+        min: Value<u64>,
+        max: Value<u64>,
+        desired: Value<u64>,
+        zones: Option<u64>,
+    ) -> Self {
+        let (min, min_at_least) = Scale::per_zone_total(min, zones);
+        Scale {
+            min,
+            max: Scale::per_zone_total(max, zones).0,
+            desired: Scale::per_zone_total(desired, zones).0,
+            per_zone: zones,
+            min_at_least,
+        }
+    }
+
+    /// A fixed size written per zone (GKE `node_count`), as a total over `zones` zones.
+    pub fn fixed_per_zone(n: Value<u64>, zones: Option<u64>) -> Self {
+        Scale::per_zone(n.clone(), n.clone(), n, zones)
     }
 
     /// Bounds written where gpulint cannot read them.

@@ -213,6 +213,15 @@ pub(super) fn pool_machine(
     with_gpus(name, gpus, span)
 }
 
+/// `spot` or `preemptible` on a GKE node config: either makes the pool spot.
+pub(super) fn spot_market(spot: Value<bool>, preemptible: Value<bool>) -> Value<Market> {
+    match (spot, preemptible) {
+        (Value::Known(true, s), _) | (_, Value::Known(true, s)) => Value::Known(Market::Spot, s),
+        (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
+        _ => Value::Absent,
+    }
+}
+
 /// `us-central1-a` is a zone; `us-central1` a region: as [`Zones`].
 pub(super) fn location_zones(location: &str) -> Zones {
     if is_zone(location) {
@@ -371,13 +380,7 @@ fn node_pool(
     let config = pool.block("node_config");
     if let Value::Known(nc, _) = &config {
         c.machines = machine(nc).map(|m| vec![m]);
-        c.market = match (nc.bool("spot"), nc.bool("preemptible")) {
-            (Value::Known(true, s), _) | (_, Value::Known(true, s)) => {
-                Value::Known(Market::Spot, s)
-            }
-            (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
-            _ => Value::Absent,
-        };
+        c.market = spot_market(nc.bool("spot"), nc.bool("preemptible"));
         c.reserved = specific_reservation(nc);
         c.labels = nc.string_map("labels");
         c.taints = nc.taints("taint");
@@ -394,25 +397,16 @@ fn node_pool(
             Value::Absent => Value::Absent,
         },
     };
-    let zone_count = match c.zones.known() {
-        Some(Zones::Listed(z)) => Some(z.len() as u64),
-        _ => None,
-    };
+    let zone_count = c.zones.known().and_then(Zones::listed);
     c.scale = match pool.block("autoscaling") {
         Value::Known(a, _) => {
             match (a.u64("total_min_node_count"), a.u64("total_max_node_count")) {
-                (Value::Absent, Value::Absent) => {
-                    let (min, min_at_least) =
-                        Scale::per_zone_total(a.u64("min_node_count"), zone_count);
-                    Scale {
-                        min,
-                        max: Scale::per_zone_total(a.u64("max_node_count"), zone_count).0,
-                        desired: Scale::per_zone_total(pool.u64("initial_node_count"), zone_count)
-                            .0,
-                        per_zone: zone_count,
-                        min_at_least,
-                    }
-                }
+                (Value::Absent, Value::Absent) => Scale::per_zone(
+                    a.u64("min_node_count"),
+                    a.u64("max_node_count"),
+                    pool.u64("initial_node_count"),
+                    zone_count,
+                ),
                 (min, max) => Scale {
                     min,
                     max,
@@ -427,14 +421,7 @@ fn node_pool(
                 Value::Absent => pool.u64("initial_node_count"),
                 n => n,
             };
-            let (total, min_at_least) = Scale::per_zone_total(fixed, zone_count);
-            Scale {
-                min: total.clone(),
-                desired: total.clone(),
-                max: total,
-                per_zone: zone_count,
-                min_at_least,
-            }
+            Scale::fixed_per_zone(fixed, zone_count)
         }
     };
     c.placement = match pool.block("placement_policy") {

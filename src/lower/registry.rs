@@ -17,12 +17,11 @@
 
 use super::aws::{capacity_type_market, market_options, reserved_market};
 use super::azure::aks_pool;
-use super::gcp::{location_zones, pool_machine};
+use super::gcp::{location_zones, pool_machine, spot_market};
 use super::instance_machine;
 use super::terraform::{Block, Call};
 use crate::model::{
-    Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Str,
-    Value, Zones,
+    Capacity, CapacityKind, Inventory, Machine, Placement, Provider, Scale, Span, Str, Value, Zones,
 };
 
 /// Lowers a call of a module gpulint knows; any other source adds nothing.
@@ -267,13 +266,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             pool.u64("accelerator_count"),
         )
         .map(|m| vec![m]);
-        c.market = match (pool.bool("spot"), pool.bool("preemptible")) {
-            (Value::Known(true, s), _) | (_, Value::Known(true, s)) => {
-                Value::Known(Market::Spot, s)
-            }
-            (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
-            _ => Value::Absent,
-        };
+        c.market = spot_market(pool.bool("spot"), pool.bool("preemptible"));
         c.zones = match pool.str("node_locations") {
             Value::Known(z, s) if !z.trim().is_empty() => Value::Known(
                 Zones::Listed(z.split(',').map(|z| Str::from(z.trim())).collect()),
@@ -282,35 +275,19 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             Value::Unknown(s) => Value::Unknown(s),
             _ => cluster_zones.clone(),
         };
-        let zone_count = match c.zones.known() {
-            Some(Zones::Listed(z)) => Some(z.len() as u64),
-            _ => None,
-        };
-        let per_zone = |v: Value<u64>| Scale::per_zone_total(v, zone_count);
+        let zone_count = c.zones.known().and_then(Zones::listed);
         c.scale = match pool.bool("autoscaling") {
             Value::Unknown(s) => Scale::unknown(s),
             Value::Known(false, _) => {
-                let (n, min_at_least) = per_zone(or_default(pool.u64("node_count"), 1, &header));
-                Scale {
-                    min: n.clone(),
-                    desired: n.clone(),
-                    max: n,
-                    per_zone: zone_count,
-                    min_at_least,
-                }
+                Scale::fixed_per_zone(or_default(pool.u64("node_count"), 1, &header), zone_count)
             }
             _ => match (pool.u64("total_min_count"), pool.u64("total_max_count")) {
-                (Value::Absent, Value::Absent) => {
-                    let (min, min_at_least) =
-                        per_zone(or_default(pool.u64("min_count"), 1, &header));
-                    Scale {
-                        min,
-                        max: per_zone(or_default(pool.u64("max_count"), 100, &header)).0,
-                        desired: per_zone(pool.u64("initial_node_count")).0,
-                        per_zone: zone_count,
-                        min_at_least,
-                    }
-                }
+                (Value::Absent, Value::Absent) => Scale::per_zone(
+                    or_default(pool.u64("min_count"), 1, &header),
+                    or_default(pool.u64("max_count"), 100, &header),
+                    pool.u64("initial_node_count"),
+                    zone_count,
+                ),
                 (min, max) => Scale {
                     min,
                     max,
@@ -360,13 +337,7 @@ fn fabric_nodepool(call: &Call<'_>) -> Capacity {
             Value::Absent => (Value::Absent, Value::Absent),
         };
         c.machines = pool_machine(node.str("machine_type"), ty, count).map(|m| vec![m]);
-        c.market = match (node.bool("spot"), node.bool("preemptible")) {
-            (Value::Known(true, s), _) | (_, Value::Known(true, s)) => {
-                Value::Known(Market::Spot, s)
-            }
-            (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
-            _ => Value::Absent,
-        };
+        c.market = spot_market(node.bool("spot"), node.bool("preemptible"));
         c.labels = node
             .string_map("k8s_labels")
             .into_iter()
@@ -380,10 +351,7 @@ fn fabric_nodepool(call: &Call<'_>) -> Capacity {
         Value::Unknown(s) => Value::Unknown(s),
         _ => b.str("location").map(|l| location_zones(&l)),
     };
-    let zone_count = match c.zones.known() {
-        Some(Zones::Listed(z)) => Some(z.len() as u64),
-        _ => None,
-    };
+    let zone_count = c.zones.known().and_then(Zones::listed);
     let autoscaling = match b.block("nodepool_config") {
         Value::Known(n, _) => n.block("autoscaling"),
         Value::Unknown(s) => Value::Unknown(s),
@@ -398,39 +366,22 @@ fn fabric_nodepool(call: &Call<'_>) -> Capacity {
         Value::Absent => Value::Known(1, header.clone()),
     };
     c.scale = match autoscaling {
-        Value::Known(a, _) => {
-            let total = a.bool("use_total_nodes");
-            match total {
-                Value::Known(true, _) => Scale {
-                    min: a.u64("min_node_count"),
-                    max: a.u64("max_node_count"),
-                    ..Scale::default()
-                },
-                Value::Unknown(s) => Scale::unknown(s),
-                _ => {
-                    let (min, min_at_least) =
-                        Scale::per_zone_total(a.u64("min_node_count"), zone_count);
-                    Scale {
-                        min,
-                        max: Scale::per_zone_total(a.u64("max_node_count"), zone_count).0,
-                        desired: Scale::per_zone_total(initial, zone_count).0,
-                        per_zone: zone_count,
-                        min_at_least,
-                    }
-                }
-            }
-        }
+        Value::Known(a, _) => match a.bool("use_total_nodes") {
+            Value::Known(true, _) => Scale {
+                min: a.u64("min_node_count"),
+                max: a.u64("max_node_count"),
+                ..Scale::default()
+            },
+            Value::Unknown(s) => Scale::unknown(s),
+            _ => Scale::per_zone(
+                a.u64("min_node_count"),
+                a.u64("max_node_count"),
+                initial,
+                zone_count,
+            ),
+        },
         Value::Unknown(s) => Scale::unknown(s),
-        Value::Absent => {
-            let (total, min_at_least) = Scale::per_zone_total(initial, zone_count);
-            Scale {
-                min: total.clone(),
-                desired: total.clone(),
-                max: total,
-                per_zone: zone_count,
-                min_at_least,
-            }
-        }
+        Value::Absent => Scale::fixed_per_zone(initial, zone_count),
     };
     let name = b
         .str("name")
