@@ -760,8 +760,9 @@ fn statistics_format(format: Format) -> Result<(), String> {
     }
 }
 
-/// `gpulint inspect`: the inventory, never a gate (0 unless the run itself fails).
-fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
+/// What `inspect` and `cost` read: the inventory of the paths, its notes on stderr, and
+/// `--output` refused where it would overwrite an input or the config.
+fn read_inventory(args: &InspectArgs) -> Result<crate::lint::Inspection, String> {
     let opts = args.input.options()?;
     let inspection = crate::lint::inspect(&opts, std::io::stdin().lock())?;
     refuse_overwrite(
@@ -773,6 +774,12 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
     for line in &inspection.notes {
         note(line);
     }
+    Ok(inspection)
+}
+
+/// `gpulint inspect`: the inventory, never a gate (0 unless the run itself fails).
+fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
+    let inspection = read_inventory(args)?;
     let view = crate::inspect::View::new(&inspection.db, &inspection.inventory);
     let text = match args.format {
         OutputFormat::Human => {
@@ -789,17 +796,7 @@ fn inspect(args: &InspectArgs) -> Result<ExitCode, String> {
 }
 
 fn cost(args: &InspectArgs) -> Result<ExitCode, String> {
-    let opts = args.input.options()?;
-    let inspection = crate::lint::inspect(&opts, std::io::stdin().lock())?;
-    refuse_overwrite(
-        &[("--output", args.output.as_deref())],
-        None,
-        &inspection.db,
-        opts.config.path.as_deref(),
-    )?;
-    for line in &inspection.notes {
-        note(line);
-    }
+    let inspection = read_inventory(args)?;
     // What the named files write: a file named alone brings its module in as context,
     // whose other resources are not what was asked about.
     let priced = crate::cost::price(&inspection.inventory, |file| {
