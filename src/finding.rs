@@ -178,10 +178,9 @@ impl Cost {
         what: &str,
     ) -> Cost {
         let month = crate::catalog::catalog().prices.hours_per_month;
-        let round = |usd: f64, to: f64| (usd * to).round() / to;
         Cost {
-            usd_per_hour: round(usd_per_hour, 1_000_000.0),
-            usd_per_month: round(usd_per_hour * month, 100.0),
+            usd_per_hour: crate::catalog::prices::round_hourly(usd_per_hour),
+            usd_per_month: crate::catalog::prices::round_cents(usd_per_hour * month),
             basis: format!("{what}; {}", price.basis(written)),
             at_least: price.gpus_only || what.starts_with("at least"),
             as_of: price.as_of.clone(),

@@ -248,6 +248,17 @@ pub fn basis(p: &Price) -> String {
     )
 }
 
+/// An hourly figure as gpulint reports it: to the millionth of a dollar, the price list's
+/// own precision (21.957642), without float noise.
+pub fn round_hourly(usd: f64) -> f64 {
+    (usd * 1_000_000.0).round() / 1_000_000.0
+}
+
+/// A monthly (or any larger) figure as gpulint reports it: to the cent.
+pub fn round_cents(usd: f64) -> f64 {
+    (usd * 100.0).round() / 100.0
+}
+
 /// Dollars for people: cents under $100, whole dollars with thousands separators above.
 pub fn usd(amount: f64) -> String {
     if amount < 100.0 {

@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::Location;
 use super::escape::escape;
-use crate::catalog::prices::usd;
+use crate::catalog::prices::{round_cents, round_hourly, usd};
 use crate::cost::{Count, Hourly, Line, Priced};
 use crate::model::CapacityKind;
 use crate::source::SourceDb;
@@ -30,12 +30,11 @@ fn hourly(h: Hourly, month: f64) -> String {
         return "not known".into();
     }
     // Cents first, as finding costs are rounded, so both say the same dollars.
-    let cents = |usd: f64| (usd * 100.0).round() / 100.0;
     format!(
         "{}{}/h ({}/month)",
         if h.at_least { "at least " } else { "" },
-        usd(cents(h.usd_per_hour)),
-        usd(cents(h.usd_per_hour * month))
+        usd(round_cents(h.usd_per_hour)),
+        usd(round_cents(h.usd_per_hour * month))
     )
 }
 
@@ -113,7 +112,7 @@ pub fn text(db: &SourceDb, p: &Priced<'_>) -> String {
             vec![format!(
                 "each VM made from it: {}/h ({}/month); how many is up to what uses it",
                 usd(q.usd_per_hour),
-                usd((q.usd_per_hour * p.hours_per_month * 100.0).round() / 100.0)
+                usd(round_cents(q.usd_per_hour * p.hours_per_month))
             )]
         } else if counts.iter().all(|&c| c == Count::Unknown) {
             vec!["how many machines is not known: left out of the total".to_string()]
@@ -170,10 +169,9 @@ pub fn text(db: &SourceDb, p: &Priced<'_>) -> String {
 }
 
 fn hourly_json(h: Hourly, month: f64) -> serde_json::Value {
-    let round = |usd: f64, to: f64| (usd * to).round() / to;
     json!({
-        "usd_per_hour": round(h.usd_per_hour, 1_000_000.0),
-        "usd_per_month": round(h.usd_per_hour * month, 100.0),
+        "usd_per_hour": round_hourly(h.usd_per_hour),
+        "usd_per_month": round_cents(h.usd_per_hour * month),
         "at_least": h.at_least,
         "partial": h.partial,
     })

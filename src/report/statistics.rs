@@ -46,8 +46,8 @@ impl Sum {
 
     /// Rounded as costs are: a millionth of a dollar an hour, cents a month.
     fn rounded(mut self) -> Self {
-        self.usd_per_hour = (self.usd_per_hour * 1_000_000.0).round() / 1_000_000.0;
-        self.usd_per_month = (self.usd_per_month * 100.0).round() / 100.0;
+        self.usd_per_hour = crate::catalog::prices::round_hourly(self.usd_per_hour);
+        self.usd_per_month = crate::catalog::prices::round_cents(self.usd_per_month);
         self
     }
 
