@@ -559,20 +559,7 @@ impl Config {
                     &format!("`{id}` is always an error; its severity cannot be set"),
                 ));
             }
-            match level {
-                "off" => self.ignore.push(id.to_string()),
-                other => {
-                    let severity = other.parse().map_err(|_| {
-                        at(
-                            Some(span.clone()),
-                            &format!(
-                                "`severity` of rule `{id}` must be off, info, warning or error"
-                            ),
-                        )
-                    })?;
-                    self.severity.insert(id.to_string(), severity);
-                }
-            }
+            self.set_severity(id, level, &span, at)?;
         }
         for (key, value) in &table {
             let Some(option) = entry.meta.options.iter().find(|o| o.name == key) else {
@@ -601,6 +588,28 @@ impl Config {
         Ok(())
     }
 
+    /// A rule's `severity` setting: `off` ignores it, else the level it reports at.
+    fn set_severity(
+        &mut self,
+        id: &str,
+        level: &str,
+        span: &Range<usize>,
+        at: &dyn Fn(Option<Range<usize>>, &str) -> String,
+    ) -> Result<(), String> {
+        if level == "off" {
+            self.ignore.push(id.to_string());
+            return Ok(());
+        }
+        let severity = level.parse().map_err(|_| {
+            at(
+                Some(span.clone()),
+                &format!("`severity` of rule `{id}` must be off, info, warning or error"),
+            )
+        })?;
+        self.severity.insert(id.to_string(), severity);
+        Ok(())
+    }
+
     /// `[rules."policy/…"]`: a policy rule's severity. Policy rules have no other option, and
     /// are known by their prefix: they exist only once the policies run.
     fn policy_table(
@@ -622,20 +631,7 @@ impl Config {
                     ),
                 ));
             }
-            match level.as_str() {
-                Some("off") => self.ignore.push(id.to_string()),
-                other => {
-                    let severity = other.unwrap_or_default().parse().map_err(|_| {
-                        at(
-                            Some(span.clone()),
-                            &format!(
-                                "`severity` of rule `{id}` must be off, info, warning or error"
-                            ),
-                        )
-                    })?;
-                    self.severity.insert(id.to_string(), severity);
-                }
-            }
+            self.set_severity(id, level.as_str().unwrap_or_default(), &span, at)?;
         }
         Ok(())
     }
