@@ -9,7 +9,7 @@
 //! reached. The module ends with a literal GPU VM that nothing depends on: whatever the
 //! expressions do, it must still be flagged.
 //!
-//! Shared by the `eval` fuzz target and `tests/evaluation.rs`, which runs a fixed sweep of
+//! Shared by the `eval` fuzz target and `tests/it/evaluation.rs`, which runs a fixed sweep of
 //! programs in the ordinary test suite.
 
 use std::fmt::Write as _;

@@ -2,7 +2,7 @@
 //!
 //! Adding a rule touches four places: its file here, one line in the `rules!` list below, its doc
 //! in `rules/<id>.md`, and its fixtures in `fixtures/<id>/{fires,clean}/`. The contract
-//! test (`tests/rules.rs`) fails when one is missing.
+//! test (`tests/it/rules.rs`) fails when one is missing.
 
 use crate::finding::{Category, Finding, Label, Severity};
 use crate::model::{Inventory, Span};

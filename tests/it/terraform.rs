@@ -1,0 +1,210 @@
+//! Terraform as real repositories hold it: plan JSON against its configuration, local
+//! modules outside the named paths, public modules.
+
+
+use crate::common::{findings, json, run};
+
+#[test]
+fn plan_json_gives_the_findings_of_its_configuration() {
+    let source = findings(&["tests/data/plan/config"]);
+    let plan = findings(&["tests/data/plan/plan.json"]);
+    assert_eq!(source.len(), 3, "{source:#?}");
+    assert_eq!(plan, source);
+    let subjects: Vec<&str> = plan.iter().map(|f| f.1.as_str()).collect();
+    assert!(subjects.contains(&"module.serve.aws_eks_node_group.this"));
+    assert!(subjects.contains(&"aws_eks_node_group.gpu[\"h100\"]"));
+}
+
+#[test]
+fn plan_findings_point_into_the_plan_at_the_value() {
+    let out = run(&["check", "--format", "json", "tests/data/plan/plan.json"]);
+    let text =
+        std::fs::read_to_string(format!("{}/tests/data/plan/plan.json", crate::common::ROOT)).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for f in json(&out)["findings"].as_array().unwrap() {
+        assert_eq!(f["file"], "tests/data/plan/plan.json");
+        let line = lines[usize::try_from(f["line"].as_u64().unwrap()).unwrap() - 1];
+        match f["rule"].as_str().unwrap() {
+            "gpu-pool-never-scales-to-zero" => assert!(line.contains("\"min_size\""), "{line}"),
+            "missing-auto-shutdown" => {
+                assert!(
+                    line.contains("\"address\": \"aws_instance.notebook[0]\""),
+                    "{line}"
+                );
+            }
+            other => panic!("unexpected {other}"),
+        }
+    }
+}
+
+#[test]
+fn a_named_root_file_brings_in_its_local_modules() {
+    // As pre-commit names one changed file: the module it calls lies outside the run.
+    let found = findings(&["tests/data/plan/config/main.tf"]);
+    assert!(
+        found
+            .iter()
+            .any(|f| f.1 == "module.serve.aws_eks_node_group.this"),
+        "{found:#?}"
+    );
+    let out = run(&[
+        "check",
+        "--format",
+        "json",
+        "tests/data/plan/config/main.tf",
+    ]);
+    let files: Vec<String> = json(&out)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap().to_string())
+        .collect();
+    assert!(files.contains(&"tests/data/plan/config/modules/pool/main.tf".to_string()));
+}
+
+#[test]
+fn a_module_linted_alone_is_judged_on_its_defaults() {
+    // min_size defaults to 0 and instance_type has no value: nothing to say.
+    assert_eq!(findings(&["tests/data/plan/config/modules/pool"]), []);
+}
+
+#[test]
+fn a_called_module_is_not_also_judged_on_its_defaults() {
+    let found = findings(&["fixtures/gpu-pool-never-scales-to-zero/fires/local-module"]);
+    let subjects: Vec<&str> = found.iter().map(|f| f.1.as_str()).collect();
+    assert_eq!(
+        subjects,
+        [
+            "module.inference.aws_eks_node_group.this",
+            "module.pool[\"a100\"].aws_eks_node_group.this",
+            "module.pool[\"h100\"].aws_eks_node_group.this",
+        ]
+    );
+}
+
+#[test]
+fn a_module_no_call_reaches_is_judged_on_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::write(
+        dir.path(),
+        "main.tf",
+        "variable \"pools\" {}\nmodule \"gpu\" {\n  source   = \"./gpu\"\n  for_each = var.pools\n}\n\
+         module \"off\" {\n  source = \"./off\"\n  count  = 0\n}\n",
+    );
+    // Called with a known `count = 0`: it deploys nothing, so it is not judged.
+    crate::common::write(
+        dir.path(),
+        "off/main.tf",
+        "resource \"aws_instance\" \"idle\" {\n  instance_type = \"p5.48xlarge\"\n}\n",
+    );
+    crate::common::write(
+        dir.path(),
+        "gpu/main.tf",
+        "resource \"aws_instance\" \"trainer\" {\n  instance_type = \"p4d.24xlarge\"\n}\n",
+    );
+    let out = crate::common::gpulint(&["check", "--format", "compact", "."], dir.path(), None);
+    assert_eq!(
+        crate::common::stdout(&out),
+        "gpu/main.tf:1:1: warning [missing-auto-shutdown] `aws_instance.trainer` runs 8 × \
+         NVIDIA A100 40GB SXM4 (p4d.24xlarge) with no idle or scheduled stop: it bills by the \
+         hour whether it computes or not — idle cost: $21.96/h ($16,029/month; 1 instance; \
+         list price in us-east-1 as of 2026-07-20 (AWS-K; DR 2026-11-09 agrees); no discounts)\n"
+    );
+}
+
+#[test]
+fn a_folder_walk_reads_plan_json_and_no_other_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(
+        format!("{}/tests/data/plan/plan.json", crate::common::ROOT),
+        d.join("tfplan.json"),
+    )
+    .unwrap();
+    crate::common::write(
+        d,
+        "package.json",
+        "{\"name\": \"app\", \"version\": \"1.0.0\"}",
+    );
+    // Not JSON at all, and large: judged by its first bytes, never parsed.
+    crate::common::write(d, "data.json", "[".repeat(8 << 20));
+    let out = crate::common::gpulint(&["check", "--format", "json", "."], d, None);
+    let report = json(&out);
+    let files: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(files.len(), 3, "{report:#}");
+    assert!(files.iter().all(|f| *f == "tfplan.json"), "{files:?}");
+    assert_eq!(report["summary"]["files"], 1, "{report:#}");
+}
+
+/// A value set in a `--var-file` is named where it was set, in every machine format; the
+/// other environments' files are named in a note.
+#[test]
+fn a_value_from_a_var_file_is_a_related_location_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::common::write(
+        d,
+        "main.tf",
+        "variable \"gpu_min\" {\n  default = 0\n}\n\nresource \"aws_eks_node_group\" \"gpu\" {\n  cluster_name   = \"ml\"\n  node_role_arn  = \"arn:aws:iam::123456789012:role/eks-node\"\n  subnet_ids     = [\"subnet-0abc\"]\n  instance_types = [\"g6e.xlarge\"]\n  scaling_config {\n    min_size     = var.gpu_min\n    max_size     = 4\n    desired_size = 1\n  }\n}\n",
+    );
+    crate::common::write(d, "prod.tfvars", "# production\ngpu_min = 2\n");
+    crate::common::write(d, "staging.tfvars", "gpu_min = 1\n");
+    let run = |format: &str| {
+        crate::common::gpulint(
+            &[
+                "check",
+                "--format",
+                format,
+                "--var-file",
+                "prod.tfvars",
+                ".",
+            ],
+            d,
+            None,
+        )
+    };
+
+    let report = json(&run("json"));
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let related = &findings[0]["related"];
+    assert_eq!(
+        related,
+        &serde_json::json!([{"file": "prod.tfvars", "line": 2, "column": 1, "end_line": 2,
+            "end_column": 12, "message": "`var.gpu_min` is set here"}]),
+    );
+    // Only the environment not applied is named.
+    let o = run("json");
+    let notes = crate::common::stderr(&o);
+    assert!(notes.contains("staging.tfvars"), "{notes}");
+    assert!(!notes.contains("prod.tfvars"), "{notes}");
+
+    let sarif = json(&run("sarif"));
+    let result = &sarif["runs"][0]["results"][0];
+    let locations = result["relatedLocations"].as_array().unwrap();
+    let tfvars = locations
+        .iter()
+        .find(|l| l["physicalLocation"]["artifactLocation"]["uri"] == "prod.tfvars")
+        .unwrap_or_else(|| panic!("{result:#}"));
+    assert_eq!(tfvars["physicalLocation"]["region"]["startLine"], 2);
+    assert_eq!(tfvars["message"]["text"], "`var.gpu_min` is set here");
+    let validator = crate::common::sarif_schema();
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+
+    for format in ["compact", "github", "junit", "human"] {
+        let text = crate::common::stdout(&run(format));
+        assert!(
+            text.contains("prod.tfvars:2:1") || text.contains("prod.tfvars:2:1]"),
+            "{format}: {text}"
+        );
+    }
+}
