@@ -3,8 +3,7 @@
 //! The pipeline (DESIGN.md): discover → parse → lower → model → rules → filter → report.
 
 pub mod baseline;
-pub mod bounded;
-pub mod catalog;
+
 pub mod cli;
 pub mod config;
 pub mod cost;
@@ -14,13 +13,16 @@ pub mod finding;
 pub mod fingerprint;
 pub mod fit;
 pub mod inspect;
-pub mod limits;
 pub mod lint;
 pub mod lower;
 pub mod model;
-pub mod parse;
+
 pub mod policy;
 pub mod report;
 pub mod rules;
-pub mod source;
 pub mod suppress;
+
+pub use gpulint_facts as catalog;
+pub use gpulint_source as source;
+pub use gpulint_syntax as parse;
+pub use gpulint_source::{bounded, limits};

@@ -342,7 +342,7 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         let bytes = crate::bounded::read_file(path, cap, crate::bounded::MAX_FILE_SIZE)
             .map_err(|e| format!("cannot read --var-file `{}`: {e}", path.display()))?;
         let mut input = Input {
-            name: crate::discover::display_name(path, cwd.as_deref()),
+            name: crate::source::names::display_name(path, cwd.as_deref()),
             path: Some(path.clone()),
             kind: FileKind::TfVars,
             requested: true,
@@ -525,11 +525,11 @@ fn load_local_modules(
                     found
                         .external
                         .iter()
-                        .map(|p| crate::discover::display_name(p, how.cwd)),
+                        .map(|p| crate::source::names::display_name(p, how.cwd)),
                 );
                 for p in found.files {
                     let mut input = Input {
-                        name: crate::discover::display_name(&p, how.cwd),
+                        name: crate::source::names::display_name(&p, how.cwd),
                         kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
                         path: Some(p),
                         requested: file.requested,

@@ -197,7 +197,7 @@ impl Policies {
             packages: Vec::new(),
         };
         for path in found {
-            let name = crate::discover::display_name(&path, cwd.as_deref());
+            let name = crate::source::names::display_name(&path, cwd.as_deref());
             let text =
                 crate::bounded::read_file(&path, MAX_POLICY_BYTES, "a policy is read up to 1 MiB")
                     .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))

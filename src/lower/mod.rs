@@ -104,7 +104,7 @@ fn folder_str(name: &str) -> &str {
 /// it: `envs/prod` and `../../modules/gpu` give `modules/gpu`; the top folder is `""`.
 pub fn join_source(dir: &str, source: &str) -> String {
     let joined = std::path::Path::new(dir).join(source);
-    match crate::discover::display_name(&joined, None) {
+    match crate::source::names::display_name(&joined, None) {
         top if top == "." => String::new(),
         name => name,
     }

@@ -3,7 +3,7 @@
 pub mod catalog;
 pub mod compact;
 pub mod cost;
-pub mod escape;
+pub use crate::source::escape;
 pub mod fit;
 pub mod github;
 pub mod human;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::{Confidence, Gpu};
-use crate::model::{Market, Provider};
+use crate::{Market, Provider};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -268,8 +268,8 @@ impl Vocabulary {
 
 #[cfg(test)]
 mod tests {
-    use crate::catalog::catalog;
-    use crate::model::Market;
+    use crate::catalog;
+    use crate::Market;
 
     use super::ResourceKind;
 

@@ -3,7 +3,7 @@
 //! pipe or device that gives no data cannot hang the run: it is read on a helper thread
 //! that the run stops waiting for.
 //!
-//! Files found in the linted folders are read by [`crate::lint`], which opens regular files
+//! Files found in the linted folders are read by the lint pipeline (`gpulint::lint`), which opens regular files
 //! only; a FIFO there is never opened.
 
 use std::io::Read;

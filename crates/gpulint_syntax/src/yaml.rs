@@ -21,8 +21,8 @@ use std::ops::Range;
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError};
 
 use super::SyntaxError;
-use crate::limits::{Limit, LimitHit, Limits};
-use crate::source::{FileKind, SourceFile};
+use gpulint_source::limits::{Limit, LimitHit, Limits};
+use gpulint_source::{FileKind, SourceFile};
 
 /// Deepest nesting accepted. Real manifests stay under 30.
 pub const MAX_DEPTH: usize = 256;
@@ -473,7 +473,7 @@ fn parse_text(file: &SourceFile, limits: &Limits) -> YamlStream {
     let unread_kinds = if file.text().contains("gpulint") {
         &[]
     } else {
-        crate::catalog::catalog().kubernetes.unread_kinds.as_slice()
+        gpulint_facts::catalog().kubernetes.unread_kinds.as_slice()
     };
     let (stream, dropped_anchor) = parse_kinds(file, limits, unread_kinds);
     if dropped_anchor
@@ -841,7 +841,7 @@ fn apply_merges(entries: Vec<(YamlNode, YamlNode)>) -> Vec<(YamlNode, YamlNode)>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileKind;
+    use gpulint_source::FileKind;
     use std::fmt::Write;
 
     fn load(text: &str) -> (SourceFile, YamlStream) {

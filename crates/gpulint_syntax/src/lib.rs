@@ -1,4 +1,12 @@
-//! Text to syntax trees that keep byte spans.
+//! gpulint_syntax: text to syntax trees that keep byte spans.
+//!
+//! HCL through hcl-edit ([`hcl`]), JSON (`.tf.json` and plan JSON turned into HCL bodies
+//! with a remap back to the JSON text, [`json`]) and YAML (saphyr's events built into a
+//! tree with a depth guard, an alias budget and merge keys, [`yaml`]). Every parser stops
+//! at its limits and says so; none panics on any input.
+//!
+//! May use: gpulint_source (files, spans, limits) and gpulint_facts (the Kubernetes kinds
+//! a YAML stream may leave unread).
 
 pub mod hcl;
 pub mod json;
@@ -8,8 +16,8 @@ use std::sync::Arc;
 
 use hcl_edit::structure::Body;
 
-use crate::limits::Limits;
-use crate::source::{FileKind, SourceFile};
+use gpulint_source::limits::Limits;
+use gpulint_source::{FileKind, SourceFile};
 
 /// Where and why a file did not parse.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,7 +53,7 @@ pub struct Parsed {
     /// opposed to read and found broken.
     pub unread: bool,
     /// Limits hit while reading it; what came before each was read.
-    pub limits: Vec<crate::limits::LimitHit>,
+    pub limits: Vec<gpulint_source::limits::LimitHit>,
 }
 
 impl Parsed {

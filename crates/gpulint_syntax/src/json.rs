@@ -781,7 +781,7 @@ mod tests {
             r#"{{"resource": {{"aws_instance": {{"gpu": {{"instance_type": "p5.48xlarge", "x": 1e400, "y": {deep}}}}}}}}}"#
         );
         let (hcl, _) = config_to_hcl(&parse(&text).unwrap()).unwrap();
-        let body = crate::parse::hcl::parse(&hcl).unwrap();
+        let body = crate::hcl::parse(&hcl).unwrap();
         let block = body.get_blocks("resource").next().unwrap();
         assert_eq!(
             block
@@ -853,7 +853,7 @@ mod tests {
         // CDKTF writes function calls with string arguments inside `${ }`.
         let text = r#"{"locals": {"a": "${lookup(var.m, \"k\", \"p5.48xlarge\")}", "b": "x $${y} ${ {\"k\" = \"}\"}[\"k\"] } \"q\"\n", "c": "%{ if var.on }on%{ endif }"}}"#;
         let (hcl, _) = config_to_hcl(&parse(text).unwrap()).unwrap();
-        let body = crate::parse::hcl::parse(&hcl).unwrap_or_else(|e| panic!("{hcl}: {e:?}"));
+        let body = crate::hcl::parse(&hcl).unwrap_or_else(|e| panic!("{hcl}: {e:?}"));
         let locals = body.get_blocks("locals").next().unwrap();
         let a = locals.body.get_attribute("a").unwrap().value.to_string();
         assert_eq!(a.trim(), r#""${lookup(var.m, "k", "p5.48xlarge")}""#);

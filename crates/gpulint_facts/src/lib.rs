@@ -1,13 +1,27 @@
-//! The GPU and instance-type catalog: embedded data files, each row with its source.
+//! gpulint_facts: what gpulint knows, as sourced data, and the words every stage shares.
 //!
-//! Rules and lowerers ask the catalog; no GPU fact lives in their code.
+//! The GPU and instance-type catalog ([`catalog`]), prices ([`prices`]), Kubernetes
+//! resource names and operator kinds ([`kubernetes`]) and workload signatures
+//! ([`workloads`]) are embedded data files, each row with its source, loaded and checked
+//! here. Rules and lowerers ask these tables; no GPU fact lives in their code. The shared
+//! vocabulary ([`Provider`], [`Market`], [`Machine`], [`Fabric`], [`Interconnect`],
+//! [`Confidence`]) lives here too, so that the model and the catalog need not import each
+//! other.
+//!
+//! May use: no other gpulint crate.
+
+pub mod kubernetes;
+pub mod prices;
+pub mod vocab;
+pub mod workloads;
+
+pub use vocab::{GpuSet, Machine, Market, Provider, Str};
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::model::Provider;
 
 const GPUS: &str = include_str!("data/gpus.toml");
 
@@ -18,9 +32,6 @@ const GCP: &str = include_str!("data/gcp.toml");
 const AZURE: &str = include_str!("data/azure.toml");
 const KUBERNETES: &str = include_str!("data/kubernetes.toml");
 
-pub mod kubernetes;
-pub mod prices;
-pub mod workloads;
 
 /// How sure the catalog is of a row (`reference/gpu-facts.md` tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use crate::model::Provider;
+use crate::Provider;
 
 const PRICES: &str = include_str!("data/prices.toml");
 
@@ -126,7 +126,7 @@ impl Prices {
     /// list price, or for a GCP N1 machine with GPUs attached, the GPUs' price alone (the
     /// machine's vCPUs and memory are extra, so that is a lower bound). `None` when the
     /// snapshot has no price for it.
-    pub fn quote(&self, provider: Provider, m: &crate::model::Machine) -> Option<Quote> {
+    pub fn quote(&self, provider: Provider, m: &crate::Machine) -> Option<Quote> {
         if let Some(q) = self.quote_instance(provider, &m.name) {
             return Some(q);
         }

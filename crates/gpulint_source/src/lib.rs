@@ -1,8 +1,18 @@
-//! Source files and offset conversion.
+//! gpulint_source: the files a run reads and the offsets into them.
 //!
-//! Every span inside gpulint is a byte range into a file's text. This module is the one
+//! Every span inside gpulint is a byte range into a file's text. This crate is the one
 //! place that turns bytes into lines and columns (1-based, columns in Unicode code points,
-//! as SARIF's `unicodeCodePoints`), so no other stage counts characters.
+//! as SARIF's `unicodeCodePoints`), so no other stage counts characters. It also holds the
+//! limits that bound hostile input ([`limits`]), bounded reads of what the user names
+//! ([`bounded`]), the names files are shown by ([`names`]) and the escaping of text on its
+//! way to a terminal or a CI log ([`escape`]).
+//!
+//! May use: no other gpulint crate (it is the bottom of the pipeline).
+
+pub mod bounded;
+pub mod escape;
+pub mod limits;
+pub mod names;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
