@@ -11,11 +11,11 @@ pub mod discover;
 pub mod filter;
 pub mod finding;
 pub mod fingerprint;
-pub mod fit;
+
 pub mod inspect;
 pub mod lint;
 pub mod lower;
-pub mod model;
+
 
 pub mod policy;
 pub mod report;
@@ -23,6 +23,8 @@ pub mod rules;
 pub mod suppress;
 
 pub use gpulint_facts as catalog;
+pub use gpulint_fit as fit;
+pub use gpulint_model as model;
 pub use gpulint_source as source;
 pub use gpulint_syntax as parse;
 pub use gpulint_source::{bounded, limits};

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::{Precision, Quant};
-use crate::catalog::Confidence;
+use gpulint_facts::Confidence;
 
 const MODELS: &str = include_str!("data/models.toml");
 

@@ -6,7 +6,7 @@ use super::{
     Accounting, Attention, Estimate, Method, Optimizer, Precision, Quant, Recompute, Request,
     Training, Verdict, estimate, verdict,
 };
-use crate::catalog::{Confidence, Gpu, InstanceType, catalog};
+use gpulint_facts::{Confidence, Gpu, InstanceType, catalog};
 
 /// The question, as flags give it.
 #[derive(Clone, Debug, Default)]

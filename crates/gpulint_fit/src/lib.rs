@@ -1,8 +1,12 @@
-//! Memory math: does a model fit the GPUs given, for inference and for training?
+//! gpulint_fit: memory math. Does a model fit the GPUs given, for inference and for training?
 //!
 //! Everything is computed in bytes (`f64` internally, whole bytes at the edge); output
 //! formats say GiB or GB explicitly. Formulas and their sources are in
-//! `../shared/reference/memory-math.md`; the section numbers below point there.
+//! `../shared/reference/memory-math.md`; the section numbers below point there. The model
+//! registry ([`models`]) and the serving engines' defaults ([`engine`]) are sourced data
+//! files beside this crate.
+//!
+//! May use: gpulint_facts (GPUs and instance types).
 
 // Byte counts and parameter counts stay far below 2^52, where f64 is exact for integers,
 // and every value cast to an unsigned integer is clamped at zero first.
@@ -409,8 +413,8 @@ pub struct Estimate {
 /// The estimate on GPUs like `gpu`: engine defaults such as vLLM's batch sizes depend on its
 /// memory, and the buffers of tensor parallel on whether it has NVLink (`None`: the
 /// defaults for small GPUs, buffers as with NVLink).
-pub fn estimate(r: &Request, gpu: Option<&crate::catalog::Gpu>) -> Estimate {
-    let device = gpu.map(crate::catalog::Gpu::usable_bytes);
+pub fn estimate(r: &Request, gpu: Option<&gpulint_facts::Gpu>) -> Estimate {
+    let device = gpu.map(gpulint_facts::Gpu::usable_bytes);
     let pcie = gpu.is_some_and(|g| g.nvlink.is_none());
     let mut notes = Vec::new();
     let gpus = r.gpus.max(1);
@@ -654,7 +658,7 @@ pub struct Verdict {
 }
 
 /// The verdict of an estimate for request `r` on a GPU.
-pub fn verdict(e: &Estimate, r: &Request, gpu: &crate::catalog::Gpu) -> Verdict {
+pub fn verdict(e: &Estimate, r: &Request, gpu: &gpulint_facts::Gpu) -> Verdict {
     let device = gpu.usable_bytes() as f64;
     let u = r.utilization();
     let p = &e.per_gpu;
@@ -1004,7 +1008,7 @@ mod tests {
 
     #[test]
     fn verdict_reports_the_shortfall_and_the_band() {
-        let l4 = crate::catalog::catalog().gpu("l4").unwrap();
+        let l4 = gpulint_facts::catalog().gpu("l4").unwrap();
         let e = |need: f64| Estimate {
             total: Breakdown::default(),
             per_gpu: Breakdown::new(need, 0.0, 0.0, 0.0, 0.0, 0.0),
@@ -1038,7 +1042,7 @@ mod tests {
         let proxy = e.proxy.expect("a stand-in architecture");
         assert!(e.per_gpu.kv_cache_bytes > 0);
         assert!(proxy.params >= 7e9 && proxy.params <= 28e9, "{}", proxy.id);
-        let l4 = crate::catalog::catalog().gpu("h100").unwrap();
+        let l4 = gpulint_facts::catalog().gpu("h100").unwrap();
         let known = {
             let mut k = request(14e9);
             k.spec = Some(spec("Qwen/Qwen2.5-14B"));
@@ -1056,7 +1060,7 @@ mod tests {
         r.spec = Some(spec("meta-llama/Llama-3.1-8B"));
         r.context = Some(8192);
         r.serve = Serve::default();
-        let h100 = crate::catalog::catalog().gpu("h100");
+        let h100 = gpulint_facts::catalog().gpu("h100");
         let base = estimate(&r, h100);
         assert_eq!(base.peak.map(|p| (p.tokens, p.seqs)), Some((8192, 1024)));
         // The llm-d-planner log: 1.89 GiB of activation peak on an H100.

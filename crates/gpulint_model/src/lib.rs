@@ -1,16 +1,19 @@
-//! The provider-agnostic inventory of GPU infrastructure that rules read.
+//! gpulint_model: the provider-agnostic inventory of GPU infrastructure that rules read.
 //!
 //! Lowerers fill it; rules only read it. Every value carries the span it came from, and a
 //! value gpulint could not evaluate is [`Value::Unknown`]: rules never guess from it.
+//!
+//! May use: gpulint_source (file ids, limits) and gpulint_facts (GPUs and the shared
+//! vocabulary, re-exported here).
 
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use crate::catalog::vocab::{GpuSet, Machine, Market, Provider};
-use crate::catalog::Gpu;
-use crate::source::FileId;
+pub use gpulint_facts::vocab::{GpuSet, Machine, Market, Provider};
+use gpulint_facts::Gpu;
+use gpulint_source::FileId;
 
-pub use crate::catalog::vocab::Str;
+pub use gpulint_facts::vocab::Str;
 
 /// A byte range in one file. Twelve bytes, not twenty-four: a large run holds a span for
 /// every value of every object. A file is at most [`MAX_OFFSET`] bytes, which every
@@ -117,7 +120,7 @@ pub struct Inventory {
 pub struct Instance {
     /// `module.pool["h100"].`, or `` at the root.
     pub prefix: String,
-    pub files: Vec<crate::source::FileId>,
+    pub files: Vec<gpulint_source::FileId>,
     /// By variable name, most direct first.
     pub vars: Arc<Origins>,
 }
@@ -182,7 +185,7 @@ pub struct LimitProblem {
     /// The file's name, or the module's address.
     pub subject: String,
     pub span: Span,
-    pub limit: crate::limits::Limit,
+    pub limit: gpulint_source::limits::Limit,
     /// The limit's value in this run.
     pub value: u64,
     /// What was not checked, as a clause.
