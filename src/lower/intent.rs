@@ -9,6 +9,7 @@
 //! work across machines ([`capacity`]). When the signals say both or neither, the role is
 //! unknown and rules that need one stay silent.
 
+use super::terraform::Resource;
 use crate::catalog::Fabric;
 use crate::catalog::workloads::{repository, workloads};
 use crate::model::{
@@ -105,6 +106,19 @@ pub fn from_entries<'a>(
     let mut words: Vec<Word<'a>> = names.into_iter().map(Word::Name).collect();
     words.extend(entries.iter().map(|(k, v, _)| Word::Label(k, v)));
     from_words(&words, span)
+}
+
+/// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
+/// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
+/// maps' keys and values.
+pub fn of_resource(r: &Resource<'_>, maps: &[&str], names: &[&str]) -> Inferred<Role> {
+    let entries: Vec<_> = maps.iter().flat_map(|m| r.block.string_map(m)).collect();
+    let named: Vec<String> = names
+        .iter()
+        .filter_map(|n| r.block.str(n).known().cloned())
+        .collect();
+    let words = std::iter::once(r.name).chain(named.iter().map(String::as_str));
+    from_entries(&entries, words, &r.header())
 }
 
 /// Where a word that may name a role was written.

@@ -2,15 +2,13 @@
 
 pub mod aws;
 pub mod azure;
-pub mod budget;
-pub mod eval;
-pub mod functions;
 pub mod gcp;
 pub mod intent;
 pub mod kubernetes;
 pub mod manifests;
 pub mod registry;
-pub mod terraform;
+
+pub use gpulint_terraform::{self as terraform, budget, eval, functions};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -1,11 +1,23 @@
-//! Terraform modules: the files of one folder (or one plan), their variables and locals,
+//! gpulint_terraform: the Terraform language. Terraform modules: the files of one folder (or one plan), their variables and locals,
 //! their resources and module calls expanded by `count` and `for_each`, and a small API for
 //! lowerers to read blocks with spans.
 //!
 //! Values are evaluated with hcl-rs on clones of hcl-edit expressions, so spans always come
-//! from the edit tree. The functions of [`super::functions`] are declared; `try` and `can`
+//! from the edit tree. The functions of [`crate::functions`] are declared; `try` and `can`
 //! are decided before evaluation. Anything that does not evaluate (resource attributes, data
 //! sources, other functions, variables without a value) is [`Value::Unknown`].
+//!
+//! It hands evaluated blocks with their spans to the lowerers and knows no provider:
+//! which resources hold GPUs, and what their attributes mean, is gpulint_lower's.
+//! Evaluation is bounded by the run's budget ([`budget`]); the functions it declares are
+//! in [`functions`].
+//!
+//! May use: gpulint_source (spans, limits), gpulint_syntax (the trees and the JSON remap)
+//! and gpulint_model (values with spans, the module instances a finding names).
+
+pub mod budget;
+pub mod eval;
+pub mod functions;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -18,12 +30,11 @@ use hcl_edit::structure::{Block as EditBlock, Body, Structure};
 use hcl_edit::visit::{Visit, visit_expr};
 use hcl_edit::{Ident, Span as _};
 
-use super::eval::intern;
-use super::{budget, intent};
-use crate::limits::Limit;
-use crate::model::{Inferred, Related, Role, Span, Str, Value};
-use crate::parse::json::Remap;
-use crate::source::FileId;
+use crate::eval::intern;
+use gpulint_source::limits::Limit;
+use gpulint_model::{Related, Span, Str, Value};
+use gpulint_syntax::json::Remap;
+use gpulint_source::FileId;
 
 /// One parsed Terraform file of a module. `remap` turns offsets in a body generated from
 /// JSON (`.tf.json`, plan JSON) into offsets of the JSON text.
@@ -34,7 +45,7 @@ pub struct TfFile<'a> {
     pub remap: Option<&'a Remap>,
 }
 
-pub use super::eval::Scope;
+pub use crate::eval::Scope;
 
 /// A range of a body's parsed text as a range of its file: through `remap` for a body
 /// generated from JSON.
@@ -219,7 +230,7 @@ impl<'a> Module<'a> {
         let mut scope = Scope::new(unknown);
         scope.declare("var", hcl::Value::Object(vars));
         let vars = scope.set_origins(origins);
-        super::eval::record_instance(crate::model::Instance {
+        crate::eval::record_instance(gpulint_model::Instance {
             prefix: prefix.clone(),
             files: files.iter().map(|f| f.id).collect(),
             vars,
@@ -367,7 +378,7 @@ fn with_type_defaults(v: hcl::Value, ty: &hcl::Expression, depth: usize) -> hcl:
                         let default = opt
                             .args
                             .get(1)
-                            .and_then(super::eval::eval_plain)
+                            .and_then(crate::eval::eval_plain)
                             .unwrap_or(hcl::Value::Null);
                         match opt.args.first() {
                             Some(inner) if !default.is_null() => {
@@ -614,19 +625,6 @@ pub struct Resource<'a> {
 }
 
 impl Resource<'_> {
-    /// The role this resource states or names: a `gpulint-role` entry in one of `maps`
-    /// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
-    /// maps' keys and values.
-    pub fn role(&self, maps: &[&str], names: &[&str]) -> Inferred<Role> {
-        let entries: Vec<_> = maps.iter().flat_map(|m| self.block.string_map(m)).collect();
-        let named: Vec<String> = names
-            .iter()
-            .filter_map(|n| self.block.str(n).known().cloned())
-            .collect();
-        let words = std::iter::once(self.name).chain(named.iter().map(String::as_str));
-        intent::from_entries(&entries, words, &self.header())
-    }
-
     /// The instance's address: `aws_instance.trainer`, `aws_instance.gpu[0]`,
     /// `module.pools["a"].aws_eks_node_group.this`.
     pub fn subject(&self) -> String {
@@ -835,7 +833,7 @@ impl<'a> Block<'a> {
     }
 
     pub fn u64(&self, key: &str) -> Value<u64> {
-        self.value(key).and_then(|v| super::eval::whole_number(&v))
+        self.value(key).and_then(|v| crate::eval::whole_number(&v))
     }
 
     /// Where the value of `key` was set: this attribute, then, when it is a variable, where
@@ -1091,7 +1089,7 @@ impl<'a> Block<'a> {
     /// Node taints written under `key`: `taint { key value effect }` blocks, a list of
     /// such objects, or a map of them (the EKS module's `taints = { gpu = { … } }`).
     /// Taints that do not evaluate are left out.
-    pub fn taints(&self, key: &str) -> Vec<crate::model::Taint> {
+    pub fn taints(&self, key: &str) -> Vec<gpulint_model::Taint> {
         let blocks: Vec<Block<'a>> = match self.entries(key) {
             Value::Known(entries, _) => entries.into_iter().map(|(_, b)| b).collect(),
             _ => self.blocks(key).known().cloned().unwrap_or_default(),
@@ -1103,7 +1101,7 @@ impl<'a> Block<'a> {
                 let effect = b.str("effect").known()?.clone();
                 let value = b.str("value").known().cloned();
                 let span = b.span_of("key").unwrap_or_else(|| b.header.clone());
-                Some(crate::model::Taint::new(key, value, &effect, span))
+                Some(gpulint_model::Taint::new(key, value, &effect, span))
             })
             .collect()
     }
@@ -1159,7 +1157,7 @@ impl<'a> Block<'a> {
 fn scalar_string(v: hcl::Value) -> Option<String> {
     match v {
         // An attribute of a partly known object that has no value, or text made from one.
-        hcl::Value::String(s) if s.contains(super::eval::UNKNOWN_TEXT) => None,
+        hcl::Value::String(s) if s.contains(crate::eval::UNKNOWN_TEXT) => None,
         hcl::Value::String(s) => Some(s),
         hcl::Value::Number(n) => Some(n.to_string()),
         hcl::Value::Bool(b) => Some(b.to_string()),

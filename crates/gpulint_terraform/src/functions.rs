@@ -2,7 +2,7 @@
 //!
 //! Only these are declared; a call to any other function does not evaluate, so its value
 //! stays unknown. `try` and `can` are not functions here: their arguments may fail, which
-//! a function cannot see, so [`super::terraform`] rewrites them before evaluation.
+//! a function cannot see, so [`crate`] rewrites them before evaluation.
 
 // hcl-rs fixes the signature: every function takes its arguments by value.
 #![allow(clippy::needless_pass_by_value)]

@@ -15,8 +15,8 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
-use crate::limits::{Limit, Limits};
-use crate::source::FileId;
+use gpulint_source::limits::{Limit, Limits};
+use gpulint_source::FileId;
 
 /// A limit hit during lowering, at a place in a file.
 #[derive(Clone, Debug, PartialEq, Eq)]

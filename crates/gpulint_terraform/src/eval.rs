@@ -19,10 +19,10 @@ use hcl_edit::expr::{Expression, ObjectKey, TraversalOperator};
 use hcl_edit::template::Element;
 
 use super::budget;
-use super::terraform::{TfFile, in_file};
+use crate::{TfFile, in_file};
 use std::sync::Arc;
 
-use crate::model::{Instance, Origins, Related};
+use gpulint_model::{Instance, Origins, Related};
 
 thread_local! {
     /// The module instances lowered on this thread, with where their variables were set.
