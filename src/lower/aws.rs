@@ -253,7 +253,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c.reserved = reservation_target(b)
         .or_else(|| lt.known().and_then(|t| t.reserved.clone()))
         .or_else(|| reserved_market(&c.market));
-    c.role = super::intent::of_resource(r, &["tags"], &[]);
+    c.role = super::resource_role(r, &["tags"], &[]);
     c
 }
 
@@ -447,7 +447,7 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c.reserved = reserved_market(&c.market).or_else(|| lt.known().and_then(|t| t.reserved.clone()));
     c.labels = b.string_map("labels");
     c.taints = b.taints("taint");
-    c.role = super::intent::of_resource(r, &["labels", "tags"], &["node_group_name"]);
+    c.role = super::resource_role(r, &["labels", "tags"], &["node_group_name"]);
     // Labels EKS puts on every node of the group.
     if let Value::Known(name, s) = b.str("node_group_name") {
         c.labels
@@ -511,7 +511,7 @@ fn notebook(r: &Resource<'_>) -> Capacity {
             span,
         });
     }
-    c.role = super::intent::of_resource(r, &["tags"], &[]);
+    c.role = super::resource_role(r, &["tags"], &[]);
     c
 }
 

@@ -41,7 +41,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
             c.placement = proximity(b);
             c.reserved = b.span_of("capacity_reservation_group_id");
-            c.role = super::intent::of_resource(&r, &["tags"], &[]);
+            c.role = super::resource_role(&r, &["tags"], &[]);
             c.region = location(b);
             out.capacity.push(c);
         }
@@ -173,7 +173,7 @@ fn scale_set(r: &Resource<'_>) -> Capacity {
     };
     c.fast_fabric = Value::Known(true, r.header());
     c.reserved = b.span_of("capacity_reservation_group_id");
-    c.role = super::intent::of_resource(r, &["tags"], &[]);
+    c.role = super::resource_role(r, &["tags"], &[]);
     c
 }
 

@@ -92,7 +92,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
         c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
     }
     c.reserved = specific_reservation(b);
-    c.role = super::intent::of_resource(r, &["labels"], &["name"]);
+    c.role = super::resource_role(r, &["labels"], &["name"]);
     c
 }
 

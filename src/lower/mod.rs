@@ -3,11 +3,12 @@
 pub mod aws;
 pub mod azure;
 pub mod gcp;
-pub mod intent;
 pub mod kubernetes;
 pub mod manifests;
 pub mod registry;
 
+pub use crate::catalog::instance_machine;
+pub use crate::model::intent;
 pub use gpulint_terraform::{self as terraform, budget, eval, functions};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -17,27 +18,24 @@ use hcl_edit::structure::Body;
 use crate::catalog::catalog;
 use crate::limits::{Limit, Limits};
 use crate::model::{
-    Capacity, CapacityKind, GpuSet, Inventory, LimitProblem, Machine, Provider, Span, Stop,
+    Capacity, CapacityKind, Inferred, Inventory, LimitProblem, Provider, Role, Span, Stop,
     StopKind, SyntaxProblem, Value,
 };
 use crate::parse::{Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb, SourceFile};
-use terraform::{Input, Module, ResourceRef, TfFile};
+use terraform::{Input, Module, Resource, ResourceRef, TfFile};
 
-/// A machine type looked up in the catalog; `gpus: None` when it has no GPU (or gpulint
-/// does not know it as a GPU type).
-pub fn instance_machine(provider: Provider, name: &str) -> Machine {
-    let row = catalog().instance(provider, name);
-    Machine {
-        name: name.to_string().into(),
-        gpus: row.map(|i| GpuSet {
-            gpu: i.gpu,
-            count: i.row.count,
-            interconnect: i.row.interconnect,
-            confidence: i.row.confidence,
-        }),
-        fabric: row.map(|i| i.row.fabric),
-    }
+/// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
+/// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
+/// maps' keys and values.
+pub fn resource_role(r: &Resource<'_>, maps: &[&str], names: &[&str]) -> Inferred<Role> {
+    let entries: Vec<_> = maps.iter().flat_map(|m| r.block.string_map(m)).collect();
+    let named: Vec<String> = names
+        .iter()
+        .filter_map(|n| r.block.str(n).known().cloned())
+        .collect();
+    let words = std::iter::once(r.name).chain(named.iter().map(String::as_str));
+    intent::from_entries(&entries, words, &r.header())
 }
 
 /// Attaches a stop mechanism (an alarm, a schedule) to the capacity its `targets`

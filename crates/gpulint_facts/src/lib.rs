@@ -464,6 +464,22 @@ impl Catalog {
     }
 }
 
+/// A machine type looked up in the catalog; `gpus: None` when it has no GPU (or gpulint
+/// does not know it as a GPU type).
+pub fn instance_machine(provider: Provider, name: &str) -> Machine {
+    let row = catalog().instance(provider, name);
+    Machine {
+        name: name.to_string().into(),
+        gpus: row.map(|i| GpuSet {
+            gpu: i.gpu,
+            count: i.row.count,
+            interconnect: i.row.interconnect,
+            confidence: i.row.confidence,
+        }),
+        fabric: row.map(|i| i.row.fabric),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

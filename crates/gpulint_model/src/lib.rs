@@ -6,6 +6,8 @@
 //! May use: gpulint_source (file ids, limits) and gpulint_facts (GPUs and the shared
 //! vocabulary, re-exported here).
 
+pub mod intent;
+
 use std::ops::Range;
 use std::sync::Arc;
 

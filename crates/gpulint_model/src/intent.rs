@@ -9,10 +9,9 @@
 //! work across machines ([`capacity`]). When the signals say both or neither, the role is
 //! unknown and rules that need one stay silent.
 
-use super::terraform::Resource;
-use crate::catalog::Fabric;
-use crate::catalog::workloads::{repository, workloads};
-use crate::model::{
+use gpulint_facts::Fabric;
+use gpulint_facts::workloads::{repository, workloads};
+use crate::{
     Capacity, CapacityKind, Evidence, Inferred, Inventory, Placement, Provider, Role, Signal, Span,
     Value,
 };
@@ -96,7 +95,7 @@ pub fn from_hint(value: &str, span: Span, what: &str) -> Inferred<Role> {
 /// The role stated by a `gpulint-role` entry among tags or labels, else inferred from
 /// `names` and the entries' keys and values, pointing at `span`.
 pub fn from_entries<'a>(
-    entries: &'a [(crate::model::Str, crate::model::Str, Span)],
+    entries: &'a [(crate::Str, crate::Str, Span)],
     names: impl IntoIterator<Item = &'a str>,
     span: &Span,
 ) -> Inferred<Role> {
@@ -106,19 +105,6 @@ pub fn from_entries<'a>(
     let mut words: Vec<Word<'a>> = names.into_iter().map(Word::Name).collect();
     words.extend(entries.iter().map(|(k, v, _)| Word::Label(k, v)));
     from_words(&words, span)
-}
-
-/// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
-/// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
-/// maps' keys and values.
-pub fn of_resource(r: &Resource<'_>, maps: &[&str], names: &[&str]) -> Inferred<Role> {
-    let entries: Vec<_> = maps.iter().flat_map(|m| r.block.string_map(m)).collect();
-    let named: Vec<String> = names
-        .iter()
-        .filter_map(|n| r.block.str(n).known().cloned())
-        .collect();
-    let words = std::iter::once(r.name).chain(named.iter().map(String::as_str));
-    from_entries(&entries, words, &r.header())
 }
 
 /// Where a word that may name a role was written.
@@ -416,7 +402,7 @@ fn multi_node_build(c: &Capacity) -> Option<Inferred<Role>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
+    use gpulint_source::FileId;
 
     #[test]
     fn nccl_tests_are_benchmarks() {
