@@ -3,11 +3,11 @@
 pub mod aws;
 pub mod azure;
 pub mod gcp;
-pub mod kubernetes;
 pub mod manifests;
 pub mod registry;
 
 pub use crate::catalog::instance_machine;
+pub use gpulint_kubernetes as kubernetes;
 pub use crate::model::intent;
 pub use gpulint_terraform::{self as terraform, budget, eval, functions};
 

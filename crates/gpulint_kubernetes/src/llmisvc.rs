@@ -10,9 +10,9 @@
 use super::engines::vllm;
 use super::pods::pod;
 use super::{count, span};
-use crate::model::{PodShape, Serving, Span, Str, Value};
-use crate::parse::yaml::YamlNode;
-use crate::source::FileId;
+use gpulint_model::{PodShape, Serving, Span, Str, Value};
+use gpulint_syntax::yaml::YamlNode;
+use gpulint_source::FileId;
 
 /// The pods of every stage, and the size of the first LeaderWorkerSet group that spans
 /// more than one pod.
@@ -174,7 +174,7 @@ fn serving(
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::lower_text;
+    use crate::tests::lower_text;
 
     #[test]
     fn stages_groups_and_parallelism() {

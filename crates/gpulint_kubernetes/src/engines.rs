@@ -1,10 +1,10 @@
 //! Serving engines and distributed launchers: what a pod's containers run and are told.
 
-use crate::catalog::workloads::{repository, workloads};
-use crate::fit::models::parse_count;
-use crate::model::{Batching, Container, Engine, Launcher, Serving, Span, Str};
-use crate::parse::yaml::YamlNode;
-use crate::source::FileId;
+use gpulint_facts::workloads::{repository, workloads};
+use gpulint_fit::models::parse_count;
+use gpulint_model::{Batching, Container, Engine, Launcher, Serving, Span, Str};
+use gpulint_syntax::yaml::YamlNode;
+use gpulint_source::FileId;
 
 /// `--flag value` and `--flag=value`, and a flag's value by any of its names. Flags are
 /// compared with `_` read as `-` (`--tensor_parallel_size`), as argparse users write both.

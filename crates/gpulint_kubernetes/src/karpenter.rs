@@ -1,10 +1,10 @@
 //! Karpenter NodePools: capacity defined in Kubernetes.
 
 use super::{labels, span, taints, text};
-use crate::catalog::catalog;
-use crate::model::{Capacity, CapacityKind, Dialect, Market, Provider, Scale, Span, Value, Zones};
-use crate::parse::yaml::YamlNode;
-use crate::source::FileId;
+use gpulint_facts::catalog;
+use gpulint_model::{Capacity, CapacityKind, Dialect, Market, Provider, Scale, Span, Value, Zones};
+use gpulint_syntax::yaml::YamlNode;
+use gpulint_source::FileId;
 
 /// A Karpenter NodePool: the instance types its requirements allow, its capacity types,
 /// zones and the labels its nodes get.
@@ -80,7 +80,7 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
     c.machines = match types {
         Some((t, sp)) if !t.is_empty() => Value::Known(
             t.iter()
-                .map(|t| crate::lower::instance_machine(Provider::Aws, t))
+                .map(|t| gpulint_facts::instance_machine(Provider::Aws, t))
                 .collect(),
             sp,
         ),
@@ -105,6 +105,6 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
         name.clone().into(),
         c.header.clone(),
     ));
-    c.role = crate::lower::intent::from_entries(&c.labels, [name.as_str()], &c.header);
+    c.role = gpulint_model::intent::from_entries(&c.labels, [name.as_str()], &c.header);
     c
 }

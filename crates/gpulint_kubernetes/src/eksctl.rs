@@ -2,13 +2,14 @@
 //! `nodeGroups` are EKS node groups, read as capacity with eksctl's own defaults.
 
 use super::{labels, span, taints, text};
-use crate::catalog::catalog;
-use crate::lower::{instance_machine, intent};
-use crate::model::{
+use gpulint_facts::catalog;
+use gpulint_facts::instance_machine;
+use gpulint_model::intent;
+use gpulint_model::{
     Capacity, CapacityKind, Dialect, Market, Placement, Provider, Scale, Span, Value, Zones,
 };
-use crate::parse::yaml::YamlNode;
-use crate::source::FileId;
+use gpulint_syntax::yaml::YamlNode;
+use gpulint_source::FileId;
 
 /// Every node group of a `ClusterConfig`, in order: managed ones first.
 pub(super) fn node_groups(file: FileId, obj: &YamlNode) -> Vec<Capacity> {
@@ -103,7 +104,7 @@ fn machines(
     file: FileId,
     ng: &YamlNode,
     dist: Option<&YamlNode>,
-) -> Value<Vec<crate::model::Machine>> {
+) -> Value<Vec<gpulint_model::Machine>> {
     let list = ng
         .get("instanceTypes")
         .or_else(|| dist.and_then(|d| d.get("instanceTypes")));
@@ -199,8 +200,8 @@ fn zones(file: FileId, z: Option<&YamlNode>) -> Value<Zones> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::lower_text;
-    use crate::model::{Market, Placement, Zones};
+    use crate::tests::lower_text;
+    use gpulint_model::{Market, Placement, Zones};
 
     #[test]
     fn node_groups_with_eksctl_defaults() {

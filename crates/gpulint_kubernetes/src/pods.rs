@@ -2,14 +2,14 @@
 
 use super::engines::{launcher, serving};
 use super::{count, span, text, word};
-use crate::catalog::catalog;
-use crate::catalog::kubernetes::ResourceKind;
-use crate::model::{
+use gpulint_facts::catalog;
+use gpulint_facts::kubernetes::ResourceKind;
+use gpulint_model::{
     Container, Engine, FabricSignal, GpuRequest, Market, Mount, PodShape, Provider, Requirement,
     Selection, Serving, Span, Str, Toleration, Value, Volume, VolumeSource,
 };
-use crate::parse::yaml::YamlNode;
-use crate::source::FileId;
+use gpulint_syntax::yaml::YamlNode;
+use gpulint_source::FileId;
 
 pub(super) fn pod(
     file: FileId,

@@ -1,7 +1,12 @@
-//! Kubernetes: workloads of every kind with a pod template (core kinds, Kubeflow
+//! gpulint_kubernetes: Kubernetes manifests to the model. Workloads of every kind with a pod template (core kinds, Kubeflow
 //! PyTorchJob/TFJob/MPIJob/TrainJob, JobSet, LeaderWorkerSet, Ray, KServe, Volcano, and
 //! anything else, found by a generic pod-spec search), the serving engines and training
 //! launchers their containers run, and Karpenter NodePools as capacity.
+//! eksctl cluster configs are read here too, since they are YAML documents with a `kind`.
+//!
+//! May use: gpulint_source, gpulint_facts (Kubernetes names, operator kinds, workload
+//! signatures, instance types), gpulint_syntax (YAML trees) and gpulint_model (the
+//! inventory, and intent for roles).
 
 mod eksctl;
 mod engines;
@@ -10,14 +15,14 @@ mod llmisvc;
 mod pods;
 mod ray;
 
-use super::intent::{self, Word};
-use crate::catalog::workloads::workloads;
-use crate::model::{
+use gpulint_model::intent::{self, Word};
+use gpulint_facts::workloads::workloads;
+use gpulint_model::{
     Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Str, Taint, Value,
     Volume, VolumeSource, Workload,
 };
-use crate::parse::yaml::{YamlDoc, YamlNode, YamlValue};
-use crate::source::{FileId, SourceFile};
+use gpulint_syntax::yaml::{YamlDoc, YamlNode, YamlValue};
+use gpulint_source::{FileId, SourceFile};
 use engines::serving;
 use karpenter::karpenter_node_pool;
 use pods::{container, fabric, gpus_of, kaito_pod, pod, train_job_pod};
@@ -548,9 +553,9 @@ fn role(file: FileId, obj: &YamlNode, kind: &str, api: &str, pods: &[PodShape]) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Market, VolumeSource};
-    use crate::parse::yaml;
-    use crate::source::{FileKind, SourceFile};
+    use gpulint_model::{Market, VolumeSource};
+    use gpulint_syntax::yaml;
+    use gpulint_source::{FileKind, SourceFile};
 
     /// The inventory of one YAML text, for the lowerer's tests (here and in its modules).
     pub(super) fn lower_text(text: &str) -> Inventory {

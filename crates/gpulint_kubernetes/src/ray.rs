@@ -8,9 +8,9 @@
 
 use super::engines::number;
 use super::span;
-use crate::model::{Autoscale, Engine, GroupScaling, PodShape, Serving, Value};
-use crate::parse::yaml::{YamlNode, parse_embedded};
-use crate::source::{FileId, SourceFile};
+use gpulint_model::{Autoscale, Engine, GroupScaling, PodShape, Serving, Value};
+use gpulint_syntax::yaml::{YamlNode, parse_embedded};
+use gpulint_source::{FileId, SourceFile};
 
 /// Marks the head and worker groups of a RayCluster, RayJob or RayService with how they
 /// scale, and returns whether a RayJob ends its cluster (`Absent` for anything else).
@@ -211,8 +211,8 @@ fn count(file: FileId, node: Option<&YamlNode>) -> Value<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::lower_text;
-    use crate::model::{GroupScaling, Value};
+    use crate::tests::lower_text;
+    use gpulint_model::{GroupScaling, Value};
 
     #[test]
     fn groups_carry_how_they_scale() {
