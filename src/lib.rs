@@ -14,7 +14,7 @@ pub mod fingerprint;
 
 pub mod inspect;
 pub mod lint;
-pub mod lower;
+
 
 
 pub mod policy;
@@ -24,6 +24,7 @@ pub mod suppress;
 
 pub use gpulint_facts as catalog;
 pub use gpulint_fit as fit;
+pub use gpulint_lower as lower;
 pub use gpulint_model as model;
 pub use gpulint_source as source;
 pub use gpulint_syntax as parse;

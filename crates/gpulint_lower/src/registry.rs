@@ -18,9 +18,9 @@
 use super::aws::{capacity_type_market, market_options, reserved_market};
 use super::azure::aks_pool;
 use super::gcp::{location_zones, pool_machine, spot_market};
-use super::instance_machine;
-use super::terraform::{Block, Call};
-use crate::model::{
+use gpulint_facts::instance_machine;
+use gpulint_terraform::{Block, Call};
+use gpulint_model::{
     Capacity, CapacityKind, Inventory, Machine, Placement, Provider, Scale, Span, Str, Value, Zones,
 };
 
@@ -211,7 +211,7 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
             header.clone(),
         ));
     }
-    c.role = super::intent::from_entries(&entries, [key, name.as_str()], &header);
+    c.role = gpulint_model::intent::from_entries(&entries, [key, name.as_str()], &header);
     c
 }
 
@@ -308,7 +308,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             name.clone().into(),
             header.clone(),
         ));
-        c.role = super::intent::from_entries(&c.labels, [name.as_str()], &header);
+        c.role = gpulint_model::intent::from_entries(&c.labels, [name.as_str()], &header);
         inv.capacity.push(c);
     }
 }
@@ -393,7 +393,7 @@ fn fabric_nodepool(call: &Call<'_>) -> Capacity {
         name.clone().into(),
         header.clone(),
     ));
-    c.role = super::intent::from_entries(&c.labels, [name.as_str(), call.name], &header);
+    c.role = gpulint_model::intent::from_entries(&c.labels, [name.as_str(), call.name], &header);
     c
 }
 
@@ -443,13 +443,13 @@ fn aks(call: &Call<'_>, inv: &mut Inventory) {
         };
         c.labels = b.string_map("agents_labels");
         c.taints = super::azure::written_taints(b, "agents_taints");
-        c.role = super::intent::from_entries(&c.labels, ["default"], &span);
+        c.role = gpulint_model::intent::from_entries(&c.labels, ["default"], &span);
         inv.capacity.push(c);
     }
 }
 
 /// The GKE module's `node_pools_taints` for pool `name`: its own and those under `all`.
-fn gke_taints(b: &Block<'_>, name: &str) -> Vec<crate::model::Taint> {
+fn gke_taints(b: &Block<'_>, name: &str) -> Vec<gpulint_model::Taint> {
     let (Value::Known(hcl::Value::Object(by_pool), _), Some(span)) =
         (b.value("node_pools_taints"), b.span_of("node_pools_taints"))
     else {
@@ -465,7 +465,7 @@ fn gke_taints(b: &Block<'_>, name: &str) -> Vec<crate::model::Taint> {
         .flatten()
         .filter_map(|t| {
             let t = t.as_object()?;
-            Some(crate::model::Taint::new(
+            Some(gpulint_model::Taint::new(
                 text(t, "key")?,
                 text(t, "value"),
                 &text(t, "effect")?,

@@ -15,13 +15,13 @@ use hcl_edit::Span as _;
 use hcl_edit::expr::{Expression, ObjectKey};
 use hcl_edit::structure::Body;
 
-use super::kubernetes;
-use super::terraform::in_file;
-use crate::catalog::catalog;
-use crate::model::Inventory;
-use crate::parse::json::Remap;
-use crate::parse::yaml::{Scalar, YamlNode, YamlValue, parse_at};
-use crate::source::{FileId, SourceFile};
+use gpulint_kubernetes as kubernetes;
+use gpulint_terraform::in_file;
+use gpulint_facts::catalog;
+use gpulint_model::Inventory;
+use gpulint_syntax::json::Remap;
+use gpulint_syntax::yaml::{Scalar, YamlNode, YamlValue, parse_at};
+use gpulint_source::{FileId, SourceFile};
 
 /// Lowers the manifests written in the resources of one Terraform file.
 pub fn lower(
@@ -287,14 +287,14 @@ fn unmask(node: &mut YamlNode, masked: &str, offset: usize, holes: &[Range<usize
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::{FileKind, SourceDb};
+    use gpulint_source::{FileKind, SourceDb};
 
     fn workloads(text: &str) -> Vec<(String, String)> {
         let mut db = SourceDb::default();
         let file = SourceFile::new("m.tf".into(), None, FileKind::Terraform, text.into(), true);
-        let parsed = vec![crate::parse::parse(&file)];
+        let parsed = vec![gpulint_syntax::parse(&file)];
         db.add(file);
-        let inv = super::super::lower(&db, &parsed, &[]);
+        let inv = crate::lower(&db, &parsed, &[]);
         let text = &db.get(FileId(0)).text();
         inv.workloads
             .iter()

@@ -3,9 +3,10 @@
 //! cluster's default pool and `azurerm_kubernetes_cluster_node_pool`), and capacity
 //! reservations.
 
-use super::terraform::{Block, Module, Resource, references};
-use super::{attach_stop, instance_machine};
-use crate::model::{
+use gpulint_terraform::{Block, Module, Resource, references};
+use super::attach_stop;
+use gpulint_facts::instance_machine;
+use gpulint_model::{
     Capacity, CapacityKind, Inventory, Market, Placement, Provider, Scale, Span, StopKind, Str,
     Value, Zones,
 };
@@ -236,7 +237,7 @@ pub(super) fn aks_pool(
             header.clone(),
         ));
     }
-    c.role = super::intent::from_entries(
+    c.role = gpulint_model::intent::from_entries(
         &entries,
         words.iter().copied().chain(name.as_deref()),
         &header,
@@ -245,11 +246,11 @@ pub(super) fn aks_pool(
 }
 
 /// Taints written `key=value:Effect` in a list of strings (AKS `node_taints`).
-pub(super) fn written_taints(b: &Block<'_>, key: &str) -> Vec<crate::model::Taint> {
+pub(super) fn written_taints(b: &Block<'_>, key: &str) -> Vec<gpulint_model::Taint> {
     let (Value::Known(list, _), Some(span)) = (b.string_list(key), b.span_of(key)) else {
         return Vec::new();
     };
     list.iter()
-        .filter_map(|t| crate::model::Taint::parse(t, span.clone()))
+        .filter_map(|t| gpulint_model::Taint::parse(t, span.clone()))
         .collect()
 }

@@ -1,4 +1,13 @@
-//! Lowering: the only stage that knows providers. Syntax trees in, [`Inventory`] out.
+//! gpulint_lower: the only stage that knows providers. Syntax trees in, [`Inventory`] out.
+//!
+//! Terraform modules are found and evaluated by gpulint_terraform; the resources of AWS
+//! ([`aws`]), Google Cloud ([`gcp`]) and Azure ([`azure`]), the public modules GPU teams
+//! call ([`registry`]) and `kubernetes_manifest` resources ([`manifests`]) become capacity
+//! and workloads here. YAML goes to gpulint_kubernetes. Last, pods are linked to the
+//! capacity they can land on, and intent is decided once over the whole inventory.
+//!
+//! May use: gpulint_source, gpulint_facts, gpulint_syntax, gpulint_model,
+//! gpulint_terraform and gpulint_kubernetes.
 
 pub mod aws;
 pub mod azure;
@@ -6,24 +15,22 @@ pub mod gcp;
 pub mod manifests;
 pub mod registry;
 
-pub use crate::catalog::instance_machine;
-pub use gpulint_kubernetes as kubernetes;
-pub use crate::model::intent;
-pub use gpulint_terraform::{self as terraform, budget, eval, functions};
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use hcl_edit::structure::Body;
 
-use crate::catalog::catalog;
-use crate::limits::{Limit, Limits};
-use crate::model::{
+use gpulint_facts::catalog;
+use gpulint_source::limits::{Limit, Limits};
+use gpulint_model::{
     Capacity, CapacityKind, Inferred, Inventory, LimitProblem, Provider, Role, Span, Stop,
     StopKind, SyntaxProblem, Value,
 };
-use crate::parse::{Parsed, Syntax};
-use crate::source::{FileId, FileKind, SourceDb, SourceFile};
-use terraform::{Input, Module, Resource, ResourceRef, TfFile};
+use gpulint_syntax::{Parsed, Syntax};
+use gpulint_source::{FileId, FileKind, SourceDb, SourceFile};
+use gpulint_kubernetes as kubernetes;
+use gpulint_model::intent;
+use gpulint_terraform::{Input, Module, Resource, ResourceRef, TfFile, budget, eval};
 
 /// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
 /// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
@@ -75,7 +82,7 @@ struct Folder {
 }
 
 /// Files Terraform reads for a root module's variables, in its order of precedence.
-pub(crate) fn tfvars_rank(base: &str) -> Option<(u8, String)> {
+pub fn tfvars_rank(base: &str) -> Option<(u8, String)> {
     match base {
         "terraform.tfvars" => Some((0, String::new())),
         "terraform.tfvars.json" => Some((1, String::new())),
@@ -87,7 +94,7 @@ pub(crate) fn tfvars_rank(base: &str) -> Option<(u8, String)> {
 }
 
 /// A folder's path from a file's display name: `infra/gpu.tf` → `infra`.
-pub(crate) fn folder_of(name: &str) -> String {
+pub fn folder_of(name: &str) -> String {
     folder_str(name).to_string()
 }
 
@@ -100,7 +107,7 @@ fn folder_str(name: &str) -> &str {
 /// it: `envs/prod` and `../../modules/gpu` give `modules/gpu`; the top folder is `""`.
 pub fn join_source(dir: &str, source: &str) -> String {
     let joined = std::path::Path::new(dir).join(source);
-    match crate::source::names::display_name(&joined, None) {
+    match gpulint_source::names::display_name(&joined, None) {
         top if top == "." => String::new(),
         name => name,
     }
@@ -443,7 +450,7 @@ pub fn lower_with(
 /// and the manifests a Terraform file writes inline.
 fn file_facts(
     id: FileId,
-    file: &crate::source::SourceFile,
+    file: &gpulint_source::SourceFile,
     p: &Parsed,
     limits: &Limits,
     inv: &mut Inventory,
@@ -652,8 +659,8 @@ impl Judge<'_, '_> {
 /// each YAML file as it is read, so that its tree can be dropped before the next is held.
 pub fn lower_yaml(
     id: FileId,
-    file: &crate::source::SourceFile,
-    docs: &[crate::parse::yaml::YamlDoc],
+    file: &gpulint_source::SourceFile,
+    docs: &[gpulint_syntax::yaml::YamlDoc],
 ) -> Inventory {
     let mut inv = Inventory::default();
     kubernetes::lower(id, file, docs, &mut inv);
@@ -671,7 +678,7 @@ enum Answer {
     No,
 }
 
-fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
+fn answer(c: &Capacity, r: &gpulint_model::Requirement) -> Answer {
     let vocab = &catalog().kubernetes;
     if let Some((_, v, _)) = c.labels.iter().find(|(k, _, _)| *k == r.key) {
         return if r.values.iter().any(|x| x.as_str() == v.as_str()) {
@@ -683,7 +690,7 @@ fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
     let decide = |ok: bool| if ok { Answer::Yes } else { Answer::No };
     if vocab.is_instance_label(&r.key) {
         return match &c.machines {
-            crate::model::Value::Known(m, _) => {
+            gpulint_model::Value::Known(m, _) => {
                 decide(m.iter().any(|m| r.values.contains(&m.name)))
             }
             _ => Answer::Maybe,
@@ -713,12 +720,12 @@ fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
         return match c.market.known() {
             Some(m) => decide(wanted.contains(m)),
             // An unset market is the provider's default: on-demand.
-            None => decide(wanted.contains(&crate::model::Market::OnDemand)),
+            None => decide(wanted.contains(&gpulint_model::Market::OnDemand)),
         };
     }
     if vocab.is_zone_label(&r.key) {
         return match c.zones.known() {
-            Some(crate::model::Zones::Listed(z)) => decide(z.iter().any(|z| r.values.contains(z))),
+            Some(gpulint_model::Zones::Listed(z)) => decide(z.iter().any(|z| r.values.contains(z))),
             _ => Answer::Maybe,
         };
     }
@@ -732,7 +739,7 @@ fn answer(c: &Capacity, r: &crate::model::Requirement) -> Answer {
 /// Whether a pool that does not set the label `r.key` answers `No` to `r` whatever else
 /// it states: the last case of [`answer`]. Then only pools that set the label to one of
 /// `r.values` can take the pod.
-fn needs_label(r: &crate::model::Requirement) -> bool {
+fn needs_label(r: &gpulint_model::Requirement) -> bool {
     let vocab = &catalog().kubernetes;
     !(vocab.is_instance_label(&r.key)
         || vocab.is_gpu_label(&r.key)
@@ -749,7 +756,7 @@ fn needs_label(r: &crate::model::Requirement) -> bool {
 /// `nvidia.com/gpu` for a pod that requests it, where the cluster enables it: gpulint does
 /// not count that against the pool). A pool whose repelling taints the pod tolerates by
 /// name is one the pod is meant for.
-fn taints_answer(c: &Capacity, pod: &crate::model::PodShape) -> Answer {
+fn taints_answer(c: &Capacity, pod: &gpulint_model::PodShape) -> Answer {
     let requested = pod.gpus.known().map(|g| g.resource.as_str());
     let mut named = false;
     for t in c.taints.iter().filter(|t| t.repels()) {
@@ -898,9 +905,9 @@ fn sorted<'a>(lists: impl Iterator<Item = &'a Vec<usize>>) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Capacity, CapacityKind, Market, Placement, Role, Value, Zones};
-    use crate::parse::parse;
-    use crate::source::SourceFile;
+    use gpulint_model::{Capacity, CapacityKind, Market, Placement, Role, Value, Zones};
+    use gpulint_syntax::parse;
+    use gpulint_source::SourceFile;
 
     fn lower_hcl(text: &str) -> Vec<Capacity> {
         let mut db = SourceDb::default();

@@ -3,10 +3,10 @@
 //! schedules) and placement (resource-policy collocation), reservations, and GKE node
 //! pools, standalone or inline in the cluster.
 
-use super::instance_machine;
-use super::terraform::{Block, Module, Resource, references};
-use crate::catalog::{Confidence, Interconnect, catalog};
-use crate::model::{
+use gpulint_facts::instance_machine;
+use gpulint_terraform::{Block, Module, Resource, references};
+use gpulint_facts::{Confidence, Interconnect, catalog};
+use gpulint_model::{
     Capacity, CapacityKind, GpuSet, Inventory, Machine, Market, Placement, Provider, Scale, Span,
     Stop, StopKind, Str, Value, Zones,
 };
@@ -452,7 +452,7 @@ fn node_pool(
             header.clone(),
         ));
     }
-    c.role = super::intent::from_entries(
+    c.role = gpulint_model::intent::from_entries(
         &c.labels,
         [c.subject.as_str()].into_iter().chain(name.as_deref()),
         &header,

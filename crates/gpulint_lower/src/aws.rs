@@ -2,9 +2,10 @@
 //! placement groups, capacity reservations, SageMaker notebooks, and the CloudWatch alarms
 //! that stop or terminate instances.
 
-use super::terraform::{Block, HOLE, Module, Resource, references, string_shape};
-use super::{attach_stop, instance_machine};
-use crate::model::{
+use gpulint_terraform::{Block, HOLE, Module, Resource, references, string_shape};
+use super::attach_stop;
+use gpulint_facts::instance_machine;
+use gpulint_model::{
     Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Stop,
     StopKind, Str, Value, Zones,
 };
@@ -389,7 +390,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         })
         .unwrap_or_default();
     let name = b.str("name").known().cloned();
-    c.role = super::intent::from_entries(
+    c.role = gpulint_model::intent::from_entries(
         &tags,
         std::iter::once(r.name).chain(name.as_deref()),
         &r.header(),
