@@ -9,8 +9,8 @@ pub mod config;
 pub mod cost;
 pub mod discover;
 pub mod filter;
-pub mod finding;
-pub mod fingerprint;
+
+
 
 pub mod inspect;
 pub mod lint;
@@ -22,6 +22,8 @@ pub mod report;
 pub mod rules;
 pub mod suppress;
 
+pub use gpulint_diagnostics as finding;
+pub use gpulint_diagnostics::fingerprint;
 pub use gpulint_facts as catalog;
 pub use gpulint_fit as fit;
 pub use gpulint_lower as lower;

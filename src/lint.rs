@@ -8,6 +8,7 @@ use rayon::prelude::*;
 
 use crate::discover::{Input, discover};
 use crate::finding::Finding;
+pub use crate::finding::Outcome;
 use crate::limits::Limits;
 use crate::model::Inventory;
 use crate::parse::{self, Parsed, Syntax};
@@ -63,22 +64,6 @@ impl Options {
             self.follows_external_links(),
             !self.no_ignore,
         )
-    }
-}
-
-/// The result of a run.
-#[derive(Debug)]
-pub struct Outcome {
-    pub db: SourceDb,
-    pub findings: Vec<Finding>,
-    /// Things skipped on the way, for stderr.
-    pub notes: Vec<String>,
-}
-
-impl Outcome {
-    /// Files the user asked about.
-    pub fn files_linted(&self) -> usize {
-        self.db.iter().filter(|(_, f)| f.requested).count()
     }
 }
 

@@ -1,11 +1,18 @@
-//! Findings: what a rule reports. Free of any renderer; `report/` turns them into output.
+//! gpulint_diagnostics: findings, what a rule reports, and the [`Outcome`] of a run.
+//!
+//! Free of any renderer: gpulint_report turns them into output. [`fingerprint`] says what
+//! identifies a finding when the lines around it move (baselines, SARIF).
+//!
+//! May use: gpulint_source (files, spans) and gpulint_facts (prices, for a finding's cost).
+
+pub mod fingerprint;
 
 use std::fmt;
 use std::ops::Range;
 
 use serde::Serialize;
 
-use crate::source::FileId;
+use gpulint_source::{FileId, SourceDb};
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -161,7 +168,7 @@ impl Cost {
     /// the figures a lower bound. Dollars are rounded to cents a month and to the
     /// millionth (the price list's own precision) an hour.
     pub fn of(
-        price: &crate::catalog::prices::Quote,
+        price: &gpulint_facts::prices::Quote,
         written: Option<&str>,
         units: f64,
         what: &str,
@@ -173,14 +180,14 @@ impl Cost {
     /// says.
     pub fn hourly(
         usd_per_hour: f64,
-        price: &crate::catalog::prices::Quote,
+        price: &gpulint_facts::prices::Quote,
         written: Option<&str>,
         what: &str,
     ) -> Cost {
-        let month = crate::catalog::catalog().prices.hours_per_month;
+        let month = gpulint_facts::catalog().prices.hours_per_month;
         Cost {
-            usd_per_hour: crate::catalog::prices::round_hourly(usd_per_hour),
-            usd_per_month: crate::catalog::prices::round_cents(usd_per_hour * month),
+            usd_per_hour: gpulint_facts::prices::round_hourly(usd_per_hour),
+            usd_per_month: gpulint_facts::prices::round_cents(usd_per_hour * month),
             basis: format!("{what}; {}", price.basis(written)),
             at_least: price.gpus_only || what.starts_with("at least"),
             as_of: price.as_of.clone(),
@@ -198,7 +205,7 @@ impl Cost {
 
     /// " — idle cost: $55.04/h ($40,179/month; 1 instance; list price in …)".
     pub fn suffix(&self) -> String {
-        use crate::catalog::prices::usd;
+        use gpulint_facts::prices::usd;
         format!(
             " — {}: {}{}/h ({}/month; {})",
             self.label,
@@ -220,10 +227,26 @@ impl Finding {
     }
 
     /// The files its labels point into: the primary's, the secondaries', the related'.
-    pub fn files(&self) -> impl Iterator<Item = crate::source::FileId> + '_ {
+    pub fn files(&self) -> impl Iterator<Item = gpulint_source::FileId> + '_ {
         std::iter::once(&self.primary)
             .chain(&self.secondary)
             .chain(&self.related)
             .map(|l| l.file)
+    }
+}
+
+/// The result of a run.
+#[derive(Debug)]
+pub struct Outcome {
+    pub db: SourceDb,
+    pub findings: Vec<Finding>,
+    /// Things skipped on the way, for stderr.
+    pub notes: Vec<String>,
+}
+
+impl Outcome {
+    /// Files the user asked about.
+    pub fn files_linted(&self) -> usize {
+        self.db.iter().filter(|(_, f)| f.requested).count()
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::lint::Outcome;
+use crate::Outcome;
 
 /// The key a baseline records and SARIF hashes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
