@@ -10,17 +10,11 @@ pub mod cost;
 pub mod discover;
 pub mod filter;
 
-
-
 pub mod inspect;
 pub mod lint;
 
-
-
 pub mod policy;
 pub mod report;
-pub mod rules;
-pub mod suppress;
 
 pub use gpulint_diagnostics as finding;
 pub use gpulint_diagnostics::fingerprint;
@@ -28,6 +22,8 @@ pub use gpulint_facts as catalog;
 pub use gpulint_fit as fit;
 pub use gpulint_lower as lower;
 pub use gpulint_model as model;
+pub use gpulint_rules as rules;
+pub use gpulint_rules::suppress;
 pub use gpulint_source as source;
-pub use gpulint_syntax as parse;
 pub use gpulint_source::{bounded, limits};
+pub use gpulint_syntax as parse;

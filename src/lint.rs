@@ -109,7 +109,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         },
         mut model,
     ) = read_and_lower(opts, stdin)?;
-    let mut found = rules::run(&model, &selected, config);
+    let mut found = rules::run(&model, &selected, &config.rules);
     if let Some(policies) = &mut policies {
         // Policies read the inventory as `inspect` shows it, from every file.
         let ids: Vec<FileId> = db.iter().map(|(id, _)| id).collect();

@@ -1,7 +1,6 @@
 //! `gpulint fit` against published, measured outcomes (tests/data/calibration.toml): every
 //! case agrees within the estimate's own band, or is a miss the table says it is.
 
-
 use std::path::Path;
 
 use crate::common::{ROOT, gpulint};

@@ -5,7 +5,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 use crate::common::*;
 
 /// A small tree with one finding of each severity and an awkward file name.

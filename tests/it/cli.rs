@@ -3,7 +3,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-
 use crate::common::*;
 
 #[test]

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-
 use crate::common::{gpulint, json, stdout};
 
 fn catalog(args: &[&str]) -> std::process::Output {

@@ -7,7 +7,6 @@ use std::path::Path;
 use saphyr_parser::{Event, Parser};
 use serde_json::{Map, Value};
 
-
 use crate::common::{ROOT, gpulint, stdout};
 
 fn read(file: &str) -> String {

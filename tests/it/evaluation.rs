@@ -4,7 +4,6 @@
 //! beside it. The last test runs a fixed sweep of generated programs (the `eval` fuzz
 //! target's grammar, `fuzz/fuzz_targets/program.rs`) through the library.
 
-
 #[path = "../../fuzz/fuzz_targets/program.rs"]
 mod program;
 

@@ -5,7 +5,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-
 use crate::common::*;
 
 /// A folder with a GPU VM that `missing-auto-shutdown` flags in `infra/` and in `samples/`.

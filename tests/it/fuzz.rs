@@ -2,7 +2,6 @@
 //! kept as regression tests: each goes through the binary as the fuzz target fed it
 //! (stdin, named by its extension) and must give the stated finding, not a crash.
 
-
 use crate::common::{ROOT, gpulint, json};
 use std::path::Path;
 

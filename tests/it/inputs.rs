@@ -5,7 +5,6 @@
 #![cfg(unix)]
 #![allow(clippy::print_stderr)]
 
-
 use std::os::unix::fs::symlink;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};

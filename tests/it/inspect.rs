@@ -1,7 +1,6 @@
 //! `gpulint inspect`: the inventory the rules read, as a user sees it, in both formats,
 //! and its JSON against `schemas/inspect.schema.json`.
 
-
 use std::path::Path;
 
 use crate::common::*;

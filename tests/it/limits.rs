@@ -5,7 +5,6 @@
 // A check that cannot run here (as root, permissions do not bite) says so on stderr.
 #![allow(clippy::print_stderr)]
 
-
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;
 

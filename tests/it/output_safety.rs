@@ -3,7 +3,6 @@
 //! values, file names) never reaches a terminal or a CI log with raw newlines, ANSI escapes
 //! or bidi overrides, in any text format or stderr note. JSON and SARIF carry it escaped.
 
-
 use std::path::Path;
 use std::process::Output;
 

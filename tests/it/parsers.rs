@@ -4,7 +4,6 @@
 //! plans, huge JSON numbers, CR-only line endings, YAML 1.1 integers) is read as
 //! Terraform and Kubernetes read it.
 
-
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -2,7 +2,6 @@
 //! their fixtures, policy findings in every format and through suppressions, config
 //! severities, selection and the baseline, broken policies, and the sandbox.
 
-
 use std::path::Path;
 
 use crate::common::*;

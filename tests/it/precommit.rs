@@ -8,7 +8,6 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-
 use crate::common::{ROOT, write};
 
 fn pre_commit() -> Option<String> {
@@ -135,7 +134,9 @@ fn the_system_hook_runs_gpulint_from_path() {
 #[test]
 fn the_rust_hook_builds_gpulint_from_this_repository() {
     if std::env::var_os("GPULINT_TEST_RUST_HOOK").is_none() {
-        crate::common::skip("set GPULINT_TEST_RUST_HOOK=1 to build the `language: rust` hook with cargo");
+        crate::common::skip(
+            "set GPULINT_TEST_RUST_HOOK=1 to build the `language: rust` hook with cargo",
+        );
         return;
     }
     hook_fails_then_passes("gpulint-rust");

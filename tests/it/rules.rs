@@ -11,7 +11,6 @@ use gpulint::lint::{Options, Outcome, lint};
 use gpulint::report;
 use gpulint::rules::RULES;
 
-
 use crate::common::walk;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");

@@ -1,7 +1,6 @@
 //! Terraform as real repositories hold it: plan JSON against its configuration, local
 //! modules outside the named paths, public modules.
 
-
 use crate::common::{findings, json, run};
 
 #[test]
@@ -19,7 +18,8 @@ fn plan_json_gives_the_findings_of_its_configuration() {
 fn plan_findings_point_into_the_plan_at_the_value() {
     let out = run(&["check", "--format", "json", "tests/data/plan/plan.json"]);
     let text =
-        std::fs::read_to_string(format!("{}/tests/data/plan/plan.json", crate::common::ROOT)).unwrap();
+        std::fs::read_to_string(format!("{}/tests/data/plan/plan.json", crate::common::ROOT))
+            .unwrap();
     let lines: Vec<&str> = text.lines().collect();
     for f in json(&out)["findings"].as_array().unwrap() {
         assert_eq!(f["file"], "tests/data/plan/plan.json");

@@ -268,8 +268,8 @@ impl Vocabulary {
 
 #[cfg(test)]
 mod tests {
-    use crate::catalog;
     use crate::Market;
+    use crate::catalog;
 
     use super::ResourceKind;
 

@@ -22,7 +22,6 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-
 const GPUS: &str = include_str!("data/gpus.toml");
 
 /// Bytes in a GiB.
@@ -31,7 +30,6 @@ const AWS: &str = include_str!("data/aws.toml");
 const GCP: &str = include_str!("data/gcp.toml");
 const AZURE: &str = include_str!("data/azure.toml");
 const KUBERNETES: &str = include_str!("data/kubernetes.toml");
-
 
 /// How sure the catalog is of a row (`reference/gpu-facts.md` tags).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]

@@ -56,4 +56,3 @@ pub enum Market {
     /// Some on-demand capacity and some spot (an ASG's mixed instances policy).
     Mixed,
 }
-

@@ -8,8 +8,8 @@ use gpulint_model::intent;
 use gpulint_model::{
     Capacity, CapacityKind, Dialect, Market, Placement, Provider, Scale, Span, Value, Zones,
 };
-use gpulint_syntax::yaml::YamlNode;
 use gpulint_source::FileId;
+use gpulint_syntax::yaml::YamlNode;
 
 /// Every node group of a `ClusterConfig`, in order: managed ones first.
 pub(super) fn node_groups(file: FileId, obj: &YamlNode) -> Vec<Capacity> {

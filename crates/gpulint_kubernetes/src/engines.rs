@@ -3,8 +3,8 @@
 use gpulint_facts::workloads::{repository, workloads};
 use gpulint_fit::models::parse_count;
 use gpulint_model::{Batching, Container, Engine, Launcher, Serving, Span, Str};
-use gpulint_syntax::yaml::YamlNode;
 use gpulint_source::FileId;
+use gpulint_syntax::yaml::YamlNode;
 
 /// `--flag value` and `--flag=value`, and a flag's value by any of its names. Flags are
 /// compared with `_` read as `-` (`--tensor_parallel_size`), as argparse users write both.

@@ -3,8 +3,8 @@
 use super::{labels, span, taints, text};
 use gpulint_facts::catalog;
 use gpulint_model::{Capacity, CapacityKind, Dialect, Market, Provider, Scale, Span, Value, Zones};
-use gpulint_syntax::yaml::YamlNode;
 use gpulint_source::FileId;
+use gpulint_syntax::yaml::YamlNode;
 
 /// A Karpenter NodePool: the instance types its requirements allow, its capacity types,
 /// zones and the labels its nodes get.

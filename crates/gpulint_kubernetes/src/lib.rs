@@ -15,15 +15,15 @@ mod llmisvc;
 mod pods;
 mod ray;
 
-use gpulint_model::intent::{self, Word};
+use engines::serving;
 use gpulint_facts::workloads::workloads;
+use gpulint_model::intent::{self, Word};
 use gpulint_model::{
     Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Str, Taint, Value,
     Volume, VolumeSource, Workload,
 };
-use gpulint_syntax::yaml::{YamlDoc, YamlNode, YamlValue};
 use gpulint_source::{FileId, SourceFile};
-use engines::serving;
+use gpulint_syntax::yaml::{YamlDoc, YamlNode, YamlValue};
 use karpenter::karpenter_node_pool;
 use pods::{container, fabric, gpus_of, kaito_pod, pod, train_job_pod};
 
@@ -554,8 +554,8 @@ fn role(file: FileId, obj: &YamlNode, kind: &str, api: &str, pods: &[PodShape]) 
 mod tests {
     use super::*;
     use gpulint_model::{Market, VolumeSource};
-    use gpulint_syntax::yaml;
     use gpulint_source::{FileKind, SourceFile};
+    use gpulint_syntax::yaml;
 
     /// The inventory of one YAML text, for the lowerer's tests (here and in its modules).
     pub(super) fn lower_text(text: &str) -> Inventory {

@@ -11,8 +11,8 @@ use super::engines::vllm;
 use super::pods::pod;
 use super::{count, span};
 use gpulint_model::{PodShape, Serving, Span, Str, Value};
-use gpulint_syntax::yaml::YamlNode;
 use gpulint_source::FileId;
+use gpulint_syntax::yaml::YamlNode;
 
 /// The pods of every stage, and the size of the first LeaderWorkerSet group that spans
 /// more than one pod.

@@ -8,8 +8,8 @@ use gpulint_model::{
     Container, Engine, FabricSignal, GpuRequest, Market, Mount, PodShape, Provider, Requirement,
     Selection, Serving, Span, Str, Toleration, Value, Volume, VolumeSource,
 };
-use gpulint_syntax::yaml::YamlNode;
 use gpulint_source::FileId;
+use gpulint_syntax::yaml::YamlNode;
 
 pub(super) fn pod(
     file: FileId,

@@ -9,8 +9,8 @@
 use super::engines::number;
 use super::span;
 use gpulint_model::{Autoscale, Engine, GroupScaling, PodShape, Serving, Value};
-use gpulint_syntax::yaml::{YamlNode, parse_embedded};
 use gpulint_source::{FileId, SourceFile};
+use gpulint_syntax::yaml::{YamlNode, parse_embedded};
 
 /// Marks the head and worker groups of a RayCluster, RayJob or RayService with how they
 /// scale, and returns whether a RayJob ends its cluster (`Absent` for anything else).

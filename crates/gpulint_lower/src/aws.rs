@@ -2,13 +2,13 @@
 //! placement groups, capacity reservations, SageMaker notebooks, and the CloudWatch alarms
 //! that stop or terminate instances.
 
-use gpulint_terraform::{Block, HOLE, Module, Resource, references, string_shape};
 use super::attach_stop;
 use gpulint_facts::instance_machine;
 use gpulint_model::{
     Capacity, CapacityKind, Inventory, Machine, Market, Placement, Provider, Scale, Span, Stop,
     StopKind, Str, Value, Zones,
 };
+use gpulint_terraform::{Block, HOLE, Module, Resource, references, string_shape};
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let first = out.capacity.len();

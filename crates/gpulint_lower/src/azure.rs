@@ -3,13 +3,13 @@
 //! cluster's default pool and `azurerm_kubernetes_cluster_node_pool`), and capacity
 //! reservations.
 
-use gpulint_terraform::{Block, Module, Resource, references};
 use super::attach_stop;
 use gpulint_facts::instance_machine;
 use gpulint_model::{
     Capacity, CapacityKind, Inventory, Market, Placement, Provider, Scale, Span, StopKind, Str,
     Value, Zones,
 };
+use gpulint_terraform::{Block, Module, Resource, references};
 
 const VMS: [(&str, &str); 3] = [
     ("azurerm_linux_virtual_machine", "size"),

@@ -4,12 +4,12 @@
 //! pools, standalone or inline in the cluster.
 
 use gpulint_facts::instance_machine;
-use gpulint_terraform::{Block, Module, Resource, references};
 use gpulint_facts::{Confidence, Interconnect, catalog};
 use gpulint_model::{
     Capacity, CapacityKind, GpuSet, Inventory, Machine, Market, Placement, Provider, Scale, Span,
     Stop, StopKind, Str, Value, Zones,
 };
+use gpulint_terraform::{Block, Module, Resource, references};
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     for (rtype, kind) in [

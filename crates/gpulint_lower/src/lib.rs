@@ -15,21 +15,20 @@ pub mod gcp;
 pub mod manifests;
 pub mod registry;
 
-
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use hcl_edit::structure::Body;
 
 use gpulint_facts::catalog;
-use gpulint_source::limits::{Limit, Limits};
+use gpulint_kubernetes as kubernetes;
+use gpulint_model::intent;
 use gpulint_model::{
     Capacity, CapacityKind, Inferred, Inventory, LimitProblem, Provider, Role, Span, Stop,
     StopKind, SyntaxProblem, Value,
 };
-use gpulint_syntax::{Parsed, Syntax};
+use gpulint_source::limits::{Limit, Limits};
 use gpulint_source::{FileId, FileKind, SourceDb, SourceFile};
-use gpulint_kubernetes as kubernetes;
-use gpulint_model::intent;
+use gpulint_syntax::{Parsed, Syntax};
 use gpulint_terraform::{Input, Module, Resource, ResourceRef, TfFile, budget, eval};
 
 /// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
@@ -906,8 +905,8 @@ fn sorted<'a>(lists: impl Iterator<Item = &'a Vec<usize>>) -> Vec<usize> {
 mod tests {
     use super::*;
     use gpulint_model::{Capacity, CapacityKind, Market, Placement, Role, Value, Zones};
-    use gpulint_syntax::parse;
     use gpulint_source::SourceFile;
+    use gpulint_syntax::parse;
 
     fn lower_hcl(text: &str) -> Vec<Capacity> {
         let mut db = SourceDb::default();

@@ -15,13 +15,13 @@ use hcl_edit::Span as _;
 use hcl_edit::expr::{Expression, ObjectKey};
 use hcl_edit::structure::Body;
 
-use gpulint_kubernetes as kubernetes;
-use gpulint_terraform::in_file;
 use gpulint_facts::catalog;
+use gpulint_kubernetes as kubernetes;
 use gpulint_model::Inventory;
+use gpulint_source::{FileId, SourceFile};
 use gpulint_syntax::json::Remap;
 use gpulint_syntax::yaml::{Scalar, YamlNode, YamlValue, parse_at};
-use gpulint_source::{FileId, SourceFile};
+use gpulint_terraform::in_file;
 
 /// Lowers the manifests written in the resources of one Terraform file.
 pub fn lower(

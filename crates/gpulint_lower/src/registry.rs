@@ -19,10 +19,10 @@ use super::aws::{capacity_type_market, market_options, reserved_market};
 use super::azure::aks_pool;
 use super::gcp::{location_zones, pool_machine, spot_market};
 use gpulint_facts::instance_machine;
-use gpulint_terraform::{Block, Call};
 use gpulint_model::{
     Capacity, CapacityKind, Inventory, Machine, Placement, Provider, Scale, Span, Str, Value, Zones,
 };
+use gpulint_terraform::{Block, Call};
 
 /// Lowers a call of a module gpulint knows; any other source adds nothing.
 pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {

@@ -9,12 +9,12 @@
 //! work across machines ([`capacity`]). When the signals say both or neither, the role is
 //! unknown and rules that need one stay silent.
 
-use gpulint_facts::Fabric;
-use gpulint_facts::workloads::{repository, workloads};
 use crate::{
     Capacity, CapacityKind, Evidence, Inferred, Inventory, Placement, Provider, Role, Signal, Span,
     Value,
 };
+use gpulint_facts::Fabric;
+use gpulint_facts::workloads::{repository, workloads};
 
 /// The explicit hint's key.
 pub const HINT: &str = "gpulint-role";

@@ -11,8 +11,8 @@ pub mod intent;
 use std::ops::Range;
 use std::sync::Arc;
 
-pub use gpulint_facts::vocab::{GpuSet, Machine, Market, Provider};
 use gpulint_facts::Gpu;
+pub use gpulint_facts::vocab::{GpuSet, Machine, Market, Provider};
 use gpulint_source::FileId;
 
 pub use gpulint_facts::vocab::Str;

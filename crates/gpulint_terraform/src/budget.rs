@@ -15,8 +15,8 @@
 use std::cell::RefCell;
 use std::ops::Range;
 
-use gpulint_source::limits::{Limit, Limits};
 use gpulint_source::FileId;
+use gpulint_source::limits::{Limit, Limits};
 
 /// A limit hit during lowering, at a place in a file.
 #[derive(Clone, Debug, PartialEq, Eq)]

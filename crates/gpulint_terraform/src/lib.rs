@@ -31,10 +31,10 @@ use hcl_edit::visit::{Visit, visit_expr};
 use hcl_edit::{Ident, Span as _};
 
 use crate::eval::intern;
-use gpulint_source::limits::Limit;
 use gpulint_model::{Related, Span, Str, Value};
-use gpulint_syntax::json::Remap;
 use gpulint_source::FileId;
+use gpulint_source::limits::Limit;
+use gpulint_syntax::json::Remap;
 
 /// One parsed Terraform file of a module. `remap` turns offsets in a body generated from
 /// JSON (`.tf.json`, plan JSON) into offsets of the JSON text.

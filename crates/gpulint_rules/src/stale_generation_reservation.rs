@@ -2,10 +2,10 @@
 //! cloud offers.
 
 use super::{OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption, describe, gpu_label};
-use crate::catalog::catalog;
-use crate::catalog::prices::usd;
-use crate::finding::{Category, Cost, Severity};
-use crate::model::{Capacity, CapacityKind, Inventory, Machine};
+use gpulint_diagnostics::{Category, Cost, Severity};
+use gpulint_facts::catalog;
+use gpulint_facts::prices::usd;
+use gpulint_model::{Capacity, CapacityKind, Inventory, Machine};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,

@@ -4,9 +4,9 @@
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
 use super::{OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption};
-use crate::finding::{Category, Severity};
-use crate::fit::human_bytes;
-use crate::model::{Inventory, Value};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_fit::human_bytes;
+use gpulint_model::{Inventory, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -77,12 +77,13 @@ impl Rule for GpuStarvedCpuMemory {
                 }
                 let n = f64::from(g.count);
                 // Only what is requested explicitly: no request is not a small one.
-                let sum =
-                    |f: &dyn Fn(&crate::model::Container) -> Option<(f64, crate::model::Span)>| {
-                        let parts: Vec<_> = pod.containers.iter().filter_map(f).collect();
-                        let span = parts.first()?.1.clone();
-                        Some((parts.iter().map(|(v, _)| v).sum::<f64>(), span))
-                    };
+                let sum = |f: &dyn Fn(
+                    &gpulint_model::Container,
+                ) -> Option<(f64, gpulint_model::Span)>| {
+                    let parts: Vec<_> = pod.containers.iter().filter_map(f).collect();
+                    let span = parts.first()?.1.clone();
+                    Some((parts.iter().map(|(v, _)| v).sum::<f64>(), span))
+                };
                 let cpus = sum(&|c| match &c.cpu_request {
                     Value::Known(q, s) => cpu(q).map(|v| (v, s.clone())),
                     _ => None,
@@ -146,10 +147,10 @@ impl Rule for GpuStarvedCpuMemory {
 #[allow(clippy::too_many_arguments)]
 fn report_none(
     cx: &mut RuleContext<'_>,
-    w: &crate::model::Workload,
-    pod: &crate::model::PodShape,
-    g: &crate::model::GpuRequest,
-    gpus_span: &crate::model::Span,
+    w: &gpulint_model::Workload,
+    pod: &gpulint_model::PodShape,
+    g: &gpulint_model::GpuRequest,
+    gpus_span: &gpulint_model::Span,
     what: &str,
     min_cpu: u64,
     min_mem: u64,

@@ -17,9 +17,9 @@ use hcl_edit::Span as _;
 use hcl_edit::expr::Expression;
 use hcl_edit::structure::{Body, Structure};
 
-use crate::parse::yaml::{YamlNode, YamlValue};
-use crate::parse::{Parsed, Syntax};
-use crate::source::{FileId, SourceFile};
+use gpulint_source::{FileId, SourceFile};
+use gpulint_syntax::yaml::{YamlNode, YamlValue};
+use gpulint_syntax::{Parsed, Syntax};
 
 pub const ANNOTATION: &str = "gpulint.dev/ignore";
 const MARKER: &str = "gpulint:ignore";
@@ -57,7 +57,7 @@ impl Directive {
             return false;
         }
         // Ids in any case and with `_` for `-` are understood.
-        let same = |id: &str| id == rule || crate::rules::normalize(id) == rule;
+        let same = |id: &str| id == rule || crate::normalize(id) == rule;
         match self.ids.iter().position(|(id, _)| same(id)) {
             Some(i) => {
                 self.used[i] = true;
@@ -345,12 +345,12 @@ fn covered(file: &SourceFile, line: usize, scopes: &Ranges) -> Range<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileKind;
+    use gpulint_source::FileKind;
 
     fn directives_of(name: &str, text: &str) -> (SourceFile, Vec<Directive>) {
         let kind = FileKind::from_path(std::path::Path::new(name)).unwrap();
         let file = SourceFile::new(name.into(), None, kind, text.into(), true);
-        let parsed = crate::parse::parse(&file);
+        let parsed = gpulint_syntax::parse(&file);
         let d = directives(FileId(0), &file, &parsed);
         (file, d)
     }

@@ -2,8 +2,8 @@
 //! one of the limits that keep a run bounded. Always on.
 
 use super::{Report, Rule, RuleContext, RuleMeta};
-use crate::finding::{Category, Severity};
-use crate::model::Inventory;
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_model::Inventory;
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,

@@ -1,8 +1,8 @@
 //! `spot-only-inference`: an inference pool whose only capacity is spot or preemptible.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, pod_spot_only};
-use crate::finding::{Category, Severity};
-use crate::model::{Capacity, Dialect, Inventory, Market, Provider, Role, Value};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_model::{Capacity, Dialect, Inventory, Market, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,

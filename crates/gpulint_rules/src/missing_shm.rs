@@ -1,8 +1,8 @@
 //! `missing-shm`: a multi-GPU PyTorch pod without a memory-backed `/dev/shm`.
 
 use super::{Report, Rule, RuleContext, RuleMeta};
-use crate::finding::{Category, Severity};
-use crate::model::{Inventory, PodShape, Role, Value, VolumeSource};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_model::{Inventory, PodShape, Role, Value, VolumeSource};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,

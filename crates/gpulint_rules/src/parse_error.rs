@@ -1,8 +1,8 @@
 //! `parse-error`: a file that does not parse, is not text, or cannot be read. Always on.
 
 use super::{Report, Rule, RuleContext, RuleMeta};
-use crate::finding::{Category, Severity};
-use crate::model::{Inventory, Span};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_model::{Inventory, Span};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,

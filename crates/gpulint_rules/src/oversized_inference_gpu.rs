@@ -5,11 +5,11 @@
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, pod_gpu, pod_gpu_hour, served};
-use crate::catalog::prices::usd;
-use crate::catalog::{Confidence, Gpu, catalog};
-use crate::finding::{Category, Cost, Severity};
-use crate::fit::{estimate, human_bytes};
-use crate::model::{Inventory, PodShape, Role};
+use gpulint_diagnostics::{Category, Cost, Severity};
+use gpulint_facts::prices::usd;
+use gpulint_facts::{Confidence, Gpu, catalog};
+use gpulint_fit::{estimate, human_bytes};
+use gpulint_model::{Inventory, PodShape, Role};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Info,

@@ -1,9 +1,9 @@
 //! `training-across-zones`: distributed training capacity spread across zones.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe};
-use crate::catalog::catalog;
-use crate::finding::{Category, Severity};
-use crate::model::{Capacity, Dialect, Inventory, Provider, Role, Value};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_facts::catalog;
+use gpulint_model::{Capacity, Dialect, Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,

@@ -3,9 +3,9 @@
 //! workloads whose pods span nodes without requesting the fabric.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe};
-use crate::catalog::{Fabric, catalog};
-use crate::finding::{Category, Severity};
-use crate::model::{
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_facts::{Fabric, catalog};
+use gpulint_model::{
     Capacity, CapacityKind, Dialect, Inventory, PodShape, Provider, Role, Value, Workload,
 };
 

@@ -2,8 +2,8 @@
 //! running when there is no work.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
-use crate::finding::{Category, Cost, Severity};
-use crate::model::{Capacity, CapacityKind, Dialect, Inventory, Provider, Role, Value};
+use gpulint_diagnostics::{Category, Cost, Severity};
+use gpulint_model::{Capacity, CapacityKind, Dialect, Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -93,12 +93,12 @@ impl Rule for GpuPoolNeverScalesToZero {
 /// at least that; a type the snapshot has no price for leaves the cost unknown.
 fn floor_cost(
     c: &Capacity,
-    machines: &[&crate::model::Machine],
+    machines: &[&gpulint_model::Machine],
     min: u64,
     bounded: bool,
     zones: Option<u64>,
 ) -> Option<Cost> {
-    let prices = &crate::catalog::catalog().prices;
+    let prices = &gpulint_facts::catalog().prices;
     let priced: Option<Vec<_>> = machines
         .iter()
         .map(|m| prices.quote(c.provider, m))

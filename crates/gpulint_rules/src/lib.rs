@@ -1,11 +1,21 @@
-//! Rules: the only place that knows traps. Each reads the model and reports findings.
+//! gpulint_rules: the only place that knows traps. Each rule reads the model and reports
+//! findings.
 //!
-//! Adding a rule touches four places: its file here, one line in the `rules!` list below, its doc
-//! in `rules/<id>.md`, and its fixtures in `fixtures/<id>/{fires,clean}/`. The contract
-//! test (`tests/it/rules.rs`) fails when one is missing.
+//! Adding a rule touches four places: its file here, one line in the `rules!` list below,
+//! its doc in `rules/<id>.md` (at the top of the repository), and its fixtures in
+//! `fixtures/<id>/{fires,clean}/`. The contract test (`tests/it/rules.rs`) fails when one
+//! is missing. Suppression comments ([`suppress`]) and the ids policies make
+//! ([`policy_ids`]) live here too, since both are read against the registry.
+//!
+//! May use: gpulint_source, gpulint_facts, gpulint_syntax (suppression comments),
+//! gpulint_model, gpulint_fit and gpulint_diagnostics. It never sees the config: the
+//! pipeline hands each rule its validated options.
 
-use crate::finding::{Category, Finding, Label, Severity};
-use crate::model::{Inventory, Span};
+pub mod policy_ids;
+pub mod suppress;
+
+use gpulint_diagnostics::{Category, Finding, Label, Severity};
+use gpulint_model::{Inventory, Span};
 
 /// Plain data about a rule; its id comes from the registry line.
 #[derive(Clone, Copy, Debug)]
@@ -36,7 +46,7 @@ pub enum OptionKind {
 
 /// Why a rule took a workload or a pool for training or serving, as a message ends:
 /// ` (trains: Job running \`python pretrain.py\`)`. Empty when no evidence was kept.
-pub fn because(role: &crate::model::Inferred<crate::model::Role>) -> String {
+pub fn because(role: &gpulint_model::Inferred<gpulint_model::Role>) -> String {
     role.reason()
         .map_or_else(String::new, |r| format!(" ({r})"))
 }
@@ -69,7 +79,7 @@ macro_rules! rules {
         pub static RULES: &[RuleEntry] = &[$(RuleEntry {
             id: $id,
             meta: $module::META,
-            doc: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/rules/", $id, ".md")),
+            doc: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/", $id, ".md")),
             rule: &$module::$ty,
         },)*];
     };
@@ -132,7 +142,7 @@ pub fn set_docs_url(template: Option<String>) {
 
 /// The documentation link of rule `id`; for a policy's rule, the policy file.
 pub fn doc_url(id: &str) -> String {
-    if let Some(origin) = crate::policy::origin(id) {
+    if let Some(origin) = crate::policy_ids::origin(id) {
         return origin.file;
     }
     let docs = DOCS
@@ -246,7 +256,7 @@ impl<'a> RuleContext<'a> {
     }
 
     /// [`report`](Self::report), with what the flagged waste costs.
-    pub fn report_costed(&mut self, r: Report, cost: Option<crate::finding::Cost>) {
+    pub fn report_costed(&mut self, r: Report, cost: Option<gpulint_diagnostics::Cost>) {
         self.report(r);
         if let Some(f) = self.findings.last_mut() {
             f.cost = cost.map(Box::new);
@@ -258,11 +268,11 @@ impl<'a> RuleContext<'a> {
 pub fn run(
     model: &Inventory,
     selected: &[&'static RuleEntry],
-    config: &crate::config::Config,
+    options: &std::collections::BTreeMap<String, toml::Table>,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
     for entry in selected {
-        let mut cx = RuleContext::new(entry, config.rules.get(entry.id));
+        let mut cx = RuleContext::new(entry, options.get(entry.id));
         entry.rule.check(model, &mut cx);
         findings.append(&mut cx.findings);
     }
@@ -276,13 +286,13 @@ pub fn run(
 /// by several roots is one instance name in each: when their origins differ, which one is
 /// this finding's cannot be told, and none is given.
 pub fn add_related(
-    origins: &[crate::model::Instance],
-    db: &crate::source::SourceDb,
+    origins: &[gpulint_model::Instance],
+    db: &gpulint_source::SourceDb,
     findings: &mut [Finding],
 ) {
     let mut by_file: std::collections::HashMap<
-        crate::source::FileId,
-        Vec<&crate::model::Instance>,
+        gpulint_source::FileId,
+        Vec<&gpulint_model::Instance>,
     > = std::collections::HashMap::new();
     for i in origins {
         for file in &i.files {
@@ -304,7 +314,7 @@ pub fn add_related(
             else {
                 continue;
             };
-            let instances: Vec<&crate::model::Instance> = in_file
+            let instances: Vec<&gpulint_model::Instance> = in_file
                 .iter()
                 .copied()
                 .filter(|i| f.subject.starts_with(&i.prefix))
@@ -312,7 +322,7 @@ pub fn add_related(
             let Some(deepest) = instances.iter().map(|i| i.prefix.len()).max() else {
                 continue;
             };
-            let mut found: Vec<&[crate::model::Related]> = Vec::new();
+            let mut found: Vec<&[gpulint_model::Related]> = Vec::new();
             for i in instances.iter().filter(|i| i.prefix.len() == deepest) {
                 if let Some(rs) = i.vars.get(name)
                     && !found.contains(&rs)
@@ -351,7 +361,7 @@ fn variable_read(text: &str) -> Option<&str> {
 }
 
 /// `p5.48xlarge (8 × NVIDIA H100 SXM5 80GB)`: a machine and its GPUs, for messages.
-pub fn describe(m: &crate::model::Machine) -> String {
+pub fn describe(m: &gpulint_model::Machine) -> String {
     match &m.gpus {
         Some(g) => format!("{} ({} × {})", m.name, g.count, g.gpu.name),
         None => m.name.to_string(),
@@ -359,7 +369,7 @@ pub fn describe(m: &crate::model::Machine) -> String {
 }
 
 /// `8 × NVIDIA H100 SXM5 80GB`: a machine's GPUs, for labels.
-pub fn gpu_label(m: &crate::model::Machine) -> String {
+pub fn gpu_label(m: &gpulint_model::Machine) -> String {
     m.gpus
         .as_ref()
         .map_or_else(String::new, |g| format!("{} × {}", g.count, g.gpu.name))
@@ -378,16 +388,16 @@ pub fn nodes(n: u64) -> String {
 /// lands on carries. `None` when that is unknown or not one model.
 pub fn pod_gpu(
     model: &Inventory,
-    pod: &crate::model::PodShape,
-) -> Option<(&'static crate::catalog::Gpu, Span)> {
-    let one = |gpus: Vec<&'static crate::catalog::Gpu>| {
+    pod: &gpulint_model::PodShape,
+) -> Option<(&'static gpulint_facts::Gpu, Span)> {
+    let one = |gpus: Vec<&'static gpulint_facts::Gpu>| {
         let first = *gpus.first()?;
         gpus.iter().all(|g| g.id == first.id).then_some(first)
     };
     if let Some((gpus, span)) = &pod.selection.gpus {
         return one(gpus.clone()).map(|g| (g, span.clone()));
     }
-    let cat = crate::catalog::catalog();
+    let cat = gpulint_facts::catalog();
     if let Some((types, span)) = &pod.selection.instance_types {
         let gpus: Option<Vec<_>> = types
             .iter()
@@ -410,9 +420,9 @@ pub fn pod_gpu(
 pub struct GpuHour {
     /// The machine's cloud. Only the cheapest machine's, when the pod may land on any
     /// cloud's (`cloud_known` false).
-    pub provider: crate::model::Provider,
+    pub provider: gpulint_model::Provider,
     pub cloud_known: bool,
-    pub quote: crate::catalog::prices::Quote,
+    pub quote: gpulint_facts::prices::Quote,
     pub per_machine: u32,
     /// The region the landing pool's code names.
     pub region: Option<String>,
@@ -444,17 +454,17 @@ impl GpuHour {
     }
 
     /// The cost of `gpus` GPUs held (`at_least` when the count is a lower bound).
-    pub fn cost(&self, gpus: u32, at_least: bool) -> crate::finding::Cost {
+    pub fn cost(&self, gpus: u32, at_least: bool) -> gpulint_diagnostics::Cost {
         let bound = at_least || self.cheapest_of.is_some();
         let what = format!(
             "{}{gpus} GPU{} at {}/GPU-hour ({}{})",
             if bound { "at least " } else { "" },
             if gpus == 1 { "" } else { "s" },
-            crate::catalog::prices::usd(self.per_gpu()),
+            gpulint_facts::prices::usd(self.per_gpu()),
             self.share(),
             self.cheapest()
         );
-        crate::finding::Cost::of(
+        gpulint_diagnostics::Cost::of(
             &self.quote,
             self.region.as_deref(),
             f64::from(gpus) / f64::from(self.per_machine),
@@ -468,8 +478,8 @@ impl GpuHour {
 /// the GPU its GPU label names (on that label's cloud, when it has one) — a lower bound.
 /// `None` when it names none, or one of the types it may land on has no price (then the
 /// cheapest is not known).
-pub fn pod_gpu_hour(model: &Inventory, pod: &crate::model::PodShape) -> Option<GpuHour> {
-    let cat = crate::catalog::catalog();
+pub fn pod_gpu_hour(model: &Inventory, pod: &gpulint_model::PodShape) -> Option<GpuHour> {
+    let cat = gpulint_facts::catalog();
     let hour = |provider, quote, per_machine, region| GpuHour {
         provider,
         cloud_known: true,
@@ -505,10 +515,10 @@ pub fn pod_gpu_hour(model: &Inventory, pod: &crate::model::PodShape) -> Option<G
             let quote = cat.prices.quote_instance(i.provider, &i.row.name)?;
             options.push(hour(i.provider, quote, i.row.count, None));
         }
-        if cloud.is_none_or(|p| p == crate::model::Provider::Gcp) {
+        if cloud.is_none_or(|p| p == gpulint_model::Provider::Gcp) {
             for g in gpus {
                 if let Some(quote) = cat.prices.quote_gpu(g) {
-                    options.push(hour(crate::model::Provider::Gcp, quote, 1, None));
+                    options.push(hour(gpulint_model::Provider::Gcp, quote, 1, None));
                 }
             }
         }
@@ -547,8 +557,8 @@ pub fn pod_gpu_hour(model: &Inventory, pod: &crate::model::PodShape) -> Option<G
 
 /// Whether a pod runs only on spot capacity: its requirements ask for spot, or every pool
 /// it lands on is spot. The span points at the reason.
-pub fn pod_spot_only(model: &Inventory, pod: &crate::model::PodShape) -> Option<Span> {
-    use crate::model::{Market, Value};
+pub fn pod_spot_only(model: &Inventory, pod: &gpulint_model::PodShape) -> Option<Span> {
+    use gpulint_model::{Market, Value};
     if let Some((Market::Spot, span)) = &pod.selection.market {
         return Some(span.clone());
     }
@@ -567,7 +577,7 @@ pub fn pod_spot_only(model: &Inventory, pod: &crate::model::PodShape) -> Option<
 pub struct Served {
     /// The model as the registry names it (or as written).
     pub label: String,
-    pub request: crate::fit::Request,
+    pub request: gpulint_fit::Request,
     /// Where the model is named.
     pub model_span: Span,
     /// Tensor × pipeline parallel as configured (engine defaults applied), with the span
@@ -580,11 +590,11 @@ pub struct Served {
 
 /// Reads a pod's serving engine into a memory request. `None` when anything it needs is
 /// unknown: an unknown model with no size in its name, an unknown quantization format.
-pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
-    use crate::fit::engine::{EngineKind, Serve};
-    use crate::fit::models::resolve;
-    use crate::fit::{Precision, Quant};
-    use crate::model::{Engine, Value};
+pub fn served(pod: &gpulint_model::PodShape) -> Option<Served> {
+    use gpulint_fit::engine::{EngineKind, Serve};
+    use gpulint_fit::models::resolve;
+    use gpulint_fit::{Precision, Quant};
+    use gpulint_model::{Engine, Value};
     let s = pod.serving.as_ref().filter(|s| s.unknown.is_empty())?;
     let gpus = match &pod.gpus {
         Value::Known(g, _) if g.exact && !g.resource.contains("mig-") => g.count,
@@ -683,10 +693,10 @@ pub fn served(pod: &crate::model::PodShape) -> Option<Served> {
         max_num_seqs: b.max_num_seqs.as_ref().map(|(n, _)| *n),
         enforce_eager: b.enforce_eager.is_some(),
     };
-    let kept = crate::fit::models::kept_at(named, kept, precision);
+    let kept = gpulint_fit::models::kept_at(named, kept, precision);
     Some(Served {
         label,
-        request: crate::fit::Request {
+        request: gpulint_fit::Request {
             params,
             spec,
             precision,

@@ -1,9 +1,9 @@
 //! `multi-gpu-without-nvlink`: multi-GPU training on GPUs joined only by PCIe.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, pod_gpu};
-use crate::catalog::{Confidence, Interconnect};
-use crate::finding::{Category, Severity};
-use crate::model::{Inventory, Provider, Role, Value};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_facts::{Confidence, Interconnect};
+use gpulint_model::{Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,

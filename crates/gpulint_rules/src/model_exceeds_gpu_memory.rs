@@ -1,12 +1,12 @@
 //! `model-exceeds-gpu-memory`: the model served does not fit the GPUs the pod is given.
 
 use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu, served};
-use crate::catalog::Confidence;
-use crate::finding::{Category, Severity};
-use crate::fit::engine::engine;
-use crate::fit::plan::cheapest_fix;
-use crate::fit::{Fit, estimate, human_bytes, verdict};
-use crate::model::{Inventory, Value};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_facts::Confidence;
+use gpulint_fit::engine::engine;
+use gpulint_fit::plan::cheapest_fix;
+use gpulint_fit::{Fit, estimate, human_bytes, verdict};
+use gpulint_model::{Inventory, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,

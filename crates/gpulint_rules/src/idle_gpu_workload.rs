@@ -2,8 +2,8 @@
 //! a Ray cluster whose GPU groups never scale down, a GPU pod that sleeps forever.
 
 use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu_hour};
-use crate::finding::{Category, Cost, Severity};
-use crate::model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Str, Value, Workload};
+use gpulint_diagnostics::{Category, Cost, Severity};
+use gpulint_model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Str, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -591,7 +591,7 @@ fn sleeper_report(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::source::FileId;
+    use gpulint_source::FileId;
 
     fn argv(words: &[&str]) -> Vec<(Str, Span)> {
         words

@@ -2,8 +2,8 @@
 //! close together.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label};
-use crate::finding::{Category, Severity};
-use crate::model::{Capacity, CapacityKind, Dialect, Inventory, Placement, Provider, Role, Value};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_model::{Capacity, CapacityKind, Dialect, Inventory, Placement, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,

@@ -1,8 +1,8 @@
 //! `missing-checkpoint-volume`: GPU training with nowhere persistent to write checkpoints.
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, pod_spot_only};
-use crate::finding::{Category, Severity};
-use crate::model::{Inventory, PodShape, Role, Value, VolumeSource};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_model::{Inventory, PodShape, Role, Value, VolumeSource};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,

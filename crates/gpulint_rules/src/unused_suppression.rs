@@ -5,9 +5,9 @@
 //! [`report`] instead (as ruff's RUF100 runs in its noqa pass).
 
 use super::{Rule, RuleContext, RuleMeta, rule};
-use crate::finding::{Category, Finding, Label, Severity};
-use crate::model::Inventory;
 use crate::suppress::{Directive, Form};
+use gpulint_diagnostics::{Category, Finding, Label, Severity};
+use gpulint_model::Inventory;
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Info,
@@ -53,13 +53,13 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
         if *used {
             continue;
         }
-        if crate::rules::is_always_on(&crate::rules::normalize(id)) {
+        if crate::is_always_on(&crate::normalize(id)) {
             out.push(finding(
                 span.clone(),
                 format!("this {what} names `{id}`, which cannot be suppressed"),
                 "fix the file instead: a file gpulint cannot read or check is never a pass",
             ));
-        } else if crate::policy::is_policy_id(id) {
+        } else if crate::policy_ids::is_policy_id(id) {
             // A policy's ids are known only once it runs: judged only when policies ran.
             if ran(id) {
                 out.push(finding(
@@ -70,7 +70,7 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
                 ));
             }
         } else if rule(id).is_none() {
-            let help = match crate::rules::did_you_mean(id) {
+            let help = match crate::did_you_mean(id) {
                 Some(meant) => format!("did you mean `{meant}`? (`gpulint rules` lists them)"),
                 None => "correct the rule id (`gpulint rules` lists them) or remove it".into(),
             };

@@ -2,8 +2,8 @@
 //! requests, or tensor parallel does not divide the model's attention heads.
 
 use super::{Report, Rule, RuleContext, RuleMeta, served};
-use crate::finding::{Category, Severity};
-use crate::model::{Inventory, Value};
+use gpulint_diagnostics::{Category, Severity};
+use gpulint_model::{Inventory, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,

@@ -2,8 +2,8 @@
 //! when idle or on a schedule.
 
 use super::{Report, Rule, RuleContext, RuleMeta};
-use crate::finding::{Category, Cost, Severity};
-use crate::model::{Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider};
+use gpulint_diagnostics::{Category, Cost, Severity};
+use gpulint_model::{Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -36,7 +36,7 @@ impl Rule for MissingAutoShutdown {
                 CapacityKind::Template => "each VM",
                 _ => "1 instance",
             };
-            let cost = crate::catalog::catalog()
+            let cost = gpulint_facts::catalog()
                 .prices
                 .quote(c.provider, machine)
                 .map(|p| Cost::of(&p, c.region(), 1.0, what));
