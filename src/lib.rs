@@ -6,11 +6,11 @@ pub mod baseline;
 
 pub mod cli;
 pub mod config;
-pub mod cost;
+
 pub mod discover;
 pub mod filter;
 
-pub mod inspect;
+
 pub mod lint;
 
 pub mod policy;
@@ -20,6 +20,8 @@ pub use gpulint_diagnostics as finding;
 pub use gpulint_diagnostics::fingerprint;
 pub use gpulint_facts as catalog;
 pub use gpulint_fit as fit;
+pub use gpulint_inventory as inspect;
+pub use gpulint_inventory::cost;
 pub use gpulint_lower as lower;
 pub use gpulint_model as model;
 pub use gpulint_rules as rules;

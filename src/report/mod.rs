@@ -14,33 +14,11 @@ pub mod markdown;
 pub mod sarif;
 pub mod statistics;
 
-use std::ops::Range;
 
-use crate::finding::{Label, Severity};
+use crate::finding::Severity;
 use crate::lint::Outcome;
-use crate::source::{FileId, Region, SourceDb};
 
-/// Where a label is, as the machine formats print it.
-pub struct Location<'a> {
-    pub file: &'a str,
-    pub region: Region,
-}
-
-impl<'a> Location<'a> {
-    /// A label without a span is the start of its file.
-    pub fn of(outcome: &'a Outcome, label: &Label) -> Self {
-        Location::at(&outcome.db, label.file, label.span.as_ref())
-    }
-
-    /// A byte range of a file of `db`; `None` is the start of the file.
-    pub fn at(db: &'a SourceDb, file: FileId, span: Option<&Range<usize>>) -> Self {
-        let file = db.get(file);
-        Location {
-            file: &file.name,
-            region: file.region(span.unwrap_or(&(0..0))),
-        }
-    }
-}
+pub use crate::finding::Location;
 
 /// Counts by severity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

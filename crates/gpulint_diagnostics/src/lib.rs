@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-use gpulint_source::{FileId, SourceDb};
+use gpulint_source::{FileId, Region, SourceDb};
 
 /// How serious a finding is. Ordered: `Info < Warning < Error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -232,6 +232,28 @@ impl Finding {
             .chain(&self.secondary)
             .chain(&self.related)
             .map(|l| l.file)
+    }
+}
+
+/// Where a label is, as the machine formats print it.
+pub struct Location<'a> {
+    pub file: &'a str,
+    pub region: Region,
+}
+
+impl<'a> Location<'a> {
+    /// A label without a span is the start of its file.
+    pub fn of(outcome: &'a Outcome, label: &Label) -> Self {
+        Location::at(&outcome.db, label.file, label.span.as_ref())
+    }
+
+    /// A byte range of a file of `db`; `None` is the start of the file.
+    pub fn at(db: &'a SourceDb, file: FileId, span: Option<&Range<usize>>) -> Self {
+        let file = db.get(file);
+        Location {
+            file: &file.name,
+            region: file.region(span.unwrap_or(&(0..0))),
+        }
     }
 }
 

@@ -3,9 +3,9 @@
 //! Prices come from the catalog's dated snapshot; nothing is interpolated, so a machine
 //! with no price is listed as unpriced and left out of the totals.
 
-use crate::catalog::catalog;
-use crate::catalog::prices::Quote;
-use crate::model::{Capacity, CapacityKind, Inventory, Span, Value};
+use gpulint_facts::catalog;
+use gpulint_facts::prices::Quote;
+use gpulint_model::{Capacity, CapacityKind, Inventory, Span, Value};
 
 /// A machine count as far as gpulint can read it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +112,7 @@ pub struct Priced<'a> {
 
 /// Prices every resource that holds GPUs and is written in a file `wanted` accepts, in the
 /// inventory's order.
-pub fn price(inv: &Inventory, wanted: impl Fn(crate::source::FileId) -> bool) -> Priced<'_> {
+pub fn price(inv: &Inventory, wanted: impl Fn(gpulint_source::FileId) -> bool) -> Priced<'_> {
     let cat = catalog();
     let mut lines = Vec::new();
     for c in inv.capacity.iter().filter(|c| wanted(c.header.file)) {
@@ -120,7 +120,7 @@ pub fn price(inv: &Inventory, wanted: impl Fn(crate::source::FileId) -> bool) ->
             continue;
         };
         // The cheapest type it may start; unknown if any has no price.
-        let quotes: Option<Vec<(Quote, &crate::model::Machine)>> = machines
+        let quotes: Option<Vec<(Quote, &gpulint_model::Machine)>> = machines
             .iter()
             .map(|m| Some((cat.prices.quote(c.provider, m)?, *m)))
             .collect();
@@ -188,7 +188,7 @@ mod tests {
             usd_per_hour: 2.0,
             ..catalog()
                 .prices
-                .quote_instance(crate::model::Provider::Aws, "p5.48xlarge")
+                .quote_instance(gpulint_model::Provider::Aws, "p5.48xlarge")
                 .expect("priced")
         };
         assert!((Hourly::of(Count::Known(3), &q, false).usd_per_hour - 6.0).abs() < 1e-9);

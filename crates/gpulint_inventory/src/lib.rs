@@ -1,4 +1,5 @@
-//! `gpulint inspect`: the inventory the rules read, as a view for people and tools.
+//! gpulint_inventory: the inventory the rules read, as data for people, tools and policies
+//! (`gpulint inspect`), and priced (`gpulint cost`, [`cost`]).
 //!
 //! [`View::new`] turns the model ([`Inventory`]) and the files it came from into plain
 //! serde structs: positions instead of byte spans, words instead of enums, capacity
@@ -16,13 +17,18 @@
 //! Adding a model field is a line in its view struct and a line where the struct is
 //! built; the tree shows it without more, and the schema test fails until the schema
 //! describes it.
+//!
+//! May use: gpulint_source, gpulint_facts (prices, fabrics), gpulint_model, gpulint_fit (model
+//! names) and gpulint_diagnostics (locations).
+
+pub mod cost;
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-use crate::model::{self, Inventory, Span, Value};
-use crate::report::Location;
-use crate::source::SourceDb;
+use gpulint_model::{self as model, Inventory, Span, Value};
+use gpulint_diagnostics::Location;
+use gpulint_source::SourceDb;
 
 /// The `version` of the JSON document. Bumped when a field changes meaning or goes away;
 /// new fields may appear within a version.
@@ -210,7 +216,7 @@ pub struct Scale<'a> {
 #[derive(Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Zones<'a> {
-    Listed(&'a [crate::model::Str]),
+    Listed(&'a [gpulint_model::Str]),
     /// Every zone of this region.
     Region(&'a str),
 }
@@ -326,7 +332,7 @@ pub struct FabricSignal<'a> {
 #[derive(Serialize)]
 pub struct Requirement<'a> {
     pub key: &'a str,
-    pub values: &'a [crate::model::Str],
+    pub values: &'a [gpulint_model::Str],
     #[serde(flatten)]
     pub at: At<'a>,
 }
@@ -336,9 +342,9 @@ pub struct Requirement<'a> {
 pub struct Selection<'a> {
     /// Catalog GPU ids.
     pub gpus: Option<Field<'a, Vec<&'static str>>>,
-    pub instance_types: Option<Field<'a, &'a [crate::model::Str]>>,
+    pub instance_types: Option<Field<'a, &'a [gpulint_model::Str]>>,
     pub market: Option<Field<'a, &'static str>>,
-    pub zones: Option<Field<'a, &'a [crate::model::Str]>>,
+    pub zones: Option<Field<'a, &'a [gpulint_model::Str]>>,
 }
 
 #[derive(Serialize)]
@@ -749,7 +755,7 @@ impl<'a> Cx<'a> {
             enforce_eager: self.marked(s.batching.enforce_eager.as_ref()),
             unknown: s.unknown.iter().map(|sp| self.at(sp)).collect(),
             resolved: s.model.as_ref().and_then(|(m, _)| {
-                let r = crate::fit::models::resolve(m)?;
+                let r = gpulint_fit::models::resolve(m)?;
                 Some(Resolved {
                     id: r.spec.map(|spec| spec.id.as_str()),
                     params: r.params,
@@ -786,7 +792,7 @@ impl<'a> Cx<'a> {
 }
 
 fn machine(provider: model::Provider, m: &model::Machine) -> Machine<'_> {
-    let price = crate::catalog::catalog().prices.get(provider, &m.name);
+    let price = gpulint_facts::catalog().prices.get(provider, &m.name);
     Machine {
         name: &m.name,
         gpus: m.gpus.as_ref().map(|g| GpuSet {
@@ -796,7 +802,7 @@ fn machine(provider: model::Provider, m: &model::Machine) -> Machine<'_> {
             interconnect: g.interconnect.as_str(),
             confidence: g.confidence.as_str(),
         }),
-        fabric: m.fabric.map(crate::catalog::Fabric::as_str),
+        fabric: m.fabric.map(gpulint_facts::Fabric::as_str),
         price: price.map(|p| Price {
             usd_per_hour: p.usd_per_hour,
             region: &p.region,
