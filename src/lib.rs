@@ -10,10 +10,8 @@ pub mod config;
 pub mod discover;
 pub mod filter;
 
-
 pub mod lint;
 
-pub mod policy;
 pub mod report;
 
 pub use gpulint_diagnostics as finding;
@@ -24,6 +22,7 @@ pub use gpulint_inventory as inspect;
 pub use gpulint_inventory::cost;
 pub use gpulint_lower as lower;
 pub use gpulint_model as model;
+pub use gpulint_policy as policy;
 pub use gpulint_rules as rules;
 pub use gpulint_rules::suppress;
 pub use gpulint_source as source;

@@ -14,7 +14,6 @@ pub mod markdown;
 pub mod sarif;
 pub mod statistics;
 
-
 use crate::finding::Severity;
 use crate::lint::Outcome;
 

@@ -26,8 +26,8 @@ pub mod cost;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-use gpulint_model::{self as model, Inventory, Span, Value};
 use gpulint_diagnostics::Location;
+use gpulint_model::{self as model, Inventory, Span, Value};
 use gpulint_source::SourceDb;
 
 /// The `version` of the JSON document. Bumped when a field changes meaning or goes away;

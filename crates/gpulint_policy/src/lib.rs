@@ -1,4 +1,4 @@
-//! Custom policies in Rego (README "Custom policies: Rego"), evaluated in-process by
+//! gpulint_policy: custom policies in Rego (README "Custom policies: Rego"), evaluated in-process by
 //! [regorus](https://github.com/microsoft/regorus) over the inventory that
 //! `gpulint inspect --format json` prints (`schemas/inspect.schema.json`).
 //!
@@ -16,6 +16,9 @@
 //! `opa-runtime`, `http`, `time`, `uuid`, `net` and `yaml` a policy has no builtin that
 //! reads the environment, the network, the clock or a file; calling one is an error of
 //! the run, as any unknown function is. `print` output is gathered into notes, escaped.
+//!
+//! May use: gpulint_source, gpulint_model, gpulint_diagnostics, gpulint_inventory (the view
+//! policies read) and gpulint_rules (policy rule ids).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -23,13 +26,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value as Json;
 
-use crate::finding::{Finding, Label, Severity};
-use crate::model::Inventory;
-use crate::source::{FileId, SourceDb};
+use gpulint_diagnostics::{Finding, Label, Severity};
+use gpulint_model::Inventory;
 pub use gpulint_rules::policy_ids::{
     CATEGORY, Origin, PREFIX, covers, intern, is_policy_id, is_policy_name, origin, selected,
     severity_of,
 };
+use gpulint_source::{FileId, SourceDb};
 
 /// The largest policy file read.
 const MAX_POLICY_BYTES: u64 = 1 << 20;
@@ -108,11 +111,14 @@ impl Policies {
             packages: Vec::new(),
         };
         for path in found {
-            let name = crate::source::names::display_name(&path, cwd.as_deref());
-            let text =
-                crate::bounded::read_file(&path, MAX_POLICY_BYTES, "a policy is read up to 1 MiB")
-                    .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
-                    .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
+            let name = gpulint_source::names::display_name(&path, cwd.as_deref());
+            let text = gpulint_source::bounded::read_file(
+                &path,
+                MAX_POLICY_BYTES,
+                "a policy is read up to 1 MiB",
+            )
+            .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
+            .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
             too_deep(&name, &text)?;
             raw_controls(&name, &text)?;
             let engine = &mut policies.engine;
@@ -153,7 +159,7 @@ impl Policies {
         inventory: &Inventory,
         notes: &mut Vec<String>,
     ) -> Result<Vec<Finding>, String> {
-        let view = crate::inspect::View::new(db, inventory);
+        let view = gpulint_inventory::View::new(db, inventory);
         let input = serde_json::to_string(&view)
             .map_err(|e| e.to_string())
             .and_then(|text| regorus::Value::from_json_str(&text).map_err(|e| e.to_string()))
@@ -275,14 +281,14 @@ fn raw_controls(name: &str, text: &str) -> Result<(), String> {
     for (i, line) in text.lines().enumerate() {
         let at = line
             .char_indices()
-            .find(|&(_, c)| crate::report::escape::is_unsafe(c) && !matches!(c, '\t' | '\r'));
+            .find(|&(_, c)| gpulint_source::escape::is_unsafe(c) && !matches!(c, '\t' | '\r'));
         if let Some((b, c)) = at {
             let column = line[..b].chars().count() + 1;
             return Err(format!(
                 "{name}:{}:{column}: a policy may not contain the control character {}: \
                  write it as an escape in a string (`\\u001b`)",
                 i + 1,
-                crate::report::escape::escape(&c.to_string())
+                gpulint_source::escape::escape(&c.to_string())
             ));
         }
     }
@@ -380,13 +386,13 @@ struct Places<'a> {
     inventory: &'a Inventory,
     files: HashMap<&'a str, FileId>,
     /// Each capacity's header and each workload's first line, by subject.
-    subjects: HashMap<&'a str, Vec<crate::model::Span>>,
+    subjects: HashMap<&'a str, Vec<gpulint_model::Span>>,
 }
 
 impl<'a> Places<'a> {
     fn new(db: &'a SourceDb, inventory: &'a Inventory) -> Self {
         let files = db.iter().map(|(id, f)| (f.name.as_str(), id)).collect();
-        let mut subjects: HashMap<&str, Vec<crate::model::Span>> = HashMap::new();
+        let mut subjects: HashMap<&str, Vec<gpulint_model::Span>> = HashMap::new();
         for c in &inventory.capacity {
             subjects
                 .entry(&c.subject)
@@ -398,7 +404,7 @@ impl<'a> Places<'a> {
             subjects
                 .entry(&w.subject)
                 .or_default()
-                .push(crate::model::Span::new(w.span.file, range));
+                .push(gpulint_model::Span::new(w.span.file, range));
         }
         Places {
             db,
@@ -490,7 +496,7 @@ impl<'a> Places<'a> {
     }
 
     /// The one item with this subject.
-    fn subject(&self, subject: &str) -> Result<crate::model::Span, String> {
+    fn subject(&self, subject: &str) -> Result<gpulint_model::Span, String> {
         match self.subjects.get(subject).map(Vec::as_slice) {
             None | Some([]) => Err(format!(
                 "no capacity or workload has the subject `{subject}`; give `location` instead"
@@ -559,7 +565,7 @@ impl<'a> Places<'a> {
             .values()
             .flatten()
             .find(|s| s.file == id && s.range().start == start)
-            .map(crate::model::Span::range);
+            .map(gpulint_model::Span::range);
         let span = header.unwrap_or_else(|| first_line(self.db, id, start..start));
         let subject = match at.get("subject") {
             Some(Json::String(s)) => s.clone(),
@@ -571,7 +577,7 @@ impl<'a> Places<'a> {
     /// The subject of the innermost workload whose object holds the position, or of the
     /// capacity whose header does.
     fn around(&self, file: FileId, at: usize) -> Option<String> {
-        let holds = |s: &crate::model::Span| s.file == file && s.range().contains(&at);
+        let holds = |s: &gpulint_model::Span| s.file == file && s.range().contains(&at);
         self.inventory
             .workloads
             .iter()
