@@ -12,8 +12,6 @@ pub mod filter;
 
 pub mod lint;
 
-pub mod report;
-
 pub use gpulint_diagnostics as finding;
 pub use gpulint_diagnostics::fingerprint;
 pub use gpulint_facts as catalog;
@@ -23,6 +21,7 @@ pub use gpulint_inventory::cost;
 pub use gpulint_lower as lower;
 pub use gpulint_model as model;
 pub use gpulint_policy as policy;
+pub use gpulint_report as report;
 pub use gpulint_rules as rules;
 pub use gpulint_rules::suppress;
 pub use gpulint_source as source;

@@ -1,9 +1,14 @@
-//! Output formats. Each turns an [`Outcome`] into text; nothing here decides what to report.
+//! gpulint_report: output formats. Each turns an [`Outcome`] (or the inventory view, a
+//! fit, a catalog entry, a priced inventory) into text; nothing here decides what to
+//! report. Every string from a file passes through [`escape`] on its way out.
+//!
+//! May use: gpulint_source, gpulint_facts, gpulint_model, gpulint_fit,
+//! gpulint_diagnostics, gpulint_inventory and gpulint_rules (rule docs, links, policy
+//! origins). Only this crate and the CLI print.
 
 pub mod catalog;
 pub mod compact;
 pub mod cost;
-pub use crate::source::escape;
 pub mod fit;
 pub mod github;
 pub mod human;
@@ -14,10 +19,12 @@ pub mod markdown;
 pub mod sarif;
 pub mod statistics;
 
-use crate::finding::Severity;
-use crate::lint::Outcome;
+pub use gpulint_source::escape;
 
-pub use crate::finding::Location;
+use gpulint_diagnostics::Outcome;
+use gpulint_diagnostics::Severity;
+
+pub use gpulint_diagnostics::Location;
 
 /// Counts by severity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -73,7 +80,7 @@ pub fn plural(n: usize, word: &str) -> String {
 /// A finding's related locations as one line for the text formats (compact, GitHub,
 /// JUnit): `` related: `var.gpu_min` is set here (prod.tfvars:3:1)``, not escaped. Empty
 /// when it has none.
-pub fn related_line(outcome: &Outcome, f: &crate::finding::Finding) -> String {
+pub fn related_line(outcome: &Outcome, f: &gpulint_diagnostics::Finding) -> String {
     let parts: Vec<String> = f
         .related
         .iter()

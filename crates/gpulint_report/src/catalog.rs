@@ -4,8 +4,8 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::catalog::{Gpu, InstanceType, catalog};
-use crate::fit::human_bytes;
+use gpulint_facts::{Gpu, InstanceType, catalog};
+use gpulint_fit::human_bytes;
 
 /// What a query selects: an exact instance type, an exact GPU (with the instance types
 /// that carry it), or every GPU and instance type whose name contains the query.
@@ -233,7 +233,7 @@ fn instance_detail(out: &mut String, i: &InstanceType) {
     );
 }
 
-fn network(r: &crate::catalog::InstanceRow) -> String {
+fn network(r: &gpulint_facts::InstanceRow) -> String {
     match (r.network_gbps, r.efa_devices) {
         (Some(n), Some(e)) => format!(", {n} Gbps network, {e} EFA"),
         (Some(n), None) => format!(", {n} Gbps network"),

@@ -6,10 +6,10 @@ use std::fmt::Write;
 
 use super::Location;
 use super::escape::escape;
-use crate::lint::Outcome;
+use gpulint_diagnostics::Outcome;
 
 pub fn render(outcome: &Outcome) -> String {
-    let mut suites: Vec<(&str, Vec<&crate::finding::Finding>)> = outcome
+    let mut suites: Vec<(&str, Vec<&gpulint_diagnostics::Finding>)> = outcome
         .db
         .iter()
         .filter(|(_, f)| f.requested)

@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::Location;
-use crate::finding::{Finding, Severity};
-use crate::lint::Outcome;
-use crate::rules::{RuleEntry, rule};
+use gpulint_diagnostics::Outcome;
+use gpulint_diagnostics::{Finding, Severity};
+use gpulint_rules::{RuleEntry, rule};
 
 const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 const HOME: &str = "https://github.com/gpulint/gpulint";
@@ -23,19 +23,19 @@ pub fn render(outcome: &Outcome) -> String {
         .iter()
         .filter_map(|f| rule(f.rule))
         .collect();
-    fired.sort_by_key(|r| crate::rules::RULES.iter().position(|e| e.id == r.id));
+    fired.sort_by_key(|r| gpulint_rules::RULES.iter().position(|e| e.id == r.id));
     fired.dedup_by_key(|r| r.id);
     // Then the policy rules that fired, by id: each a rule of its own, its help the policy.
     let mut policies: Vec<&'static str> = outcome
         .findings
         .iter()
         .map(|f| f.rule)
-        .filter(|id| crate::policy::is_policy_id(id))
+        .filter(|id| gpulint_rules::policy_ids::is_policy_id(id))
         .collect();
     policies.sort_unstable();
     policies.dedup();
 
-    let digests = crate::fingerprint::digests(outcome);
+    let digests = gpulint_diagnostics::fingerprint::digests(outcome);
     let results: Vec<Value> = outcome
         .findings
         .iter()
@@ -80,7 +80,7 @@ fn descriptor(r: &RuleEntry) -> Value {
         "shortDescription": {"text": r.meta.summary},
         "fullDescription": {"text": section(r.doc, "What it flags").unwrap_or(r.meta.summary)},
         "help": {"text": r.doc, "markdown": r.doc},
-        "helpUri": crate::rules::doc_url(r.id),
+        "helpUri": gpulint_rules::doc_url(r.id),
         "defaultConfiguration": {"level": level(r.meta.severity)},
         "properties": {"tags": [r.meta.category.as_str()]},
     })
@@ -88,7 +88,7 @@ fn descriptor(r: &RuleEntry) -> Value {
 
 /// A policy's rule: its help names the policy file and the line that defines the rule.
 fn policy_descriptor(id: &str) -> Value {
-    let Some(o) = crate::policy::origin(id) else {
+    let Some(o) = gpulint_rules::policy_ids::origin(id) else {
         return json!({"id": id, "name": id, "properties": {"tags": ["policy"]}});
     };
     let summary = format!(
@@ -100,7 +100,7 @@ fn policy_descriptor(id: &str) -> Value {
          inventory. Read the policy for what it asks and why.",
         o.file, o.rule, o.line
     );
-    let level = crate::policy::severity_of(&o.rule).map_or("warning", level);
+    let level = gpulint_rules::policy_ids::severity_of(&o.rule).map_or("warning", level);
     json!({
         "id": id,
         "name": id,

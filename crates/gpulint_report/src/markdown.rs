@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::escape::escape;
 use super::{Counts, Location, plural};
-use crate::lint::Outcome;
+use gpulint_diagnostics::Outcome;
 
 /// Findings listed in the table; the rest are counted.
 pub const SHOWN: usize = 100;
@@ -33,7 +33,7 @@ pub fn render(outcome: &Outcome) -> String {
             out,
             "| [`{}`]({}) | {} |",
             r.rule,
-            crate::rules::doc_url(r.rule),
+            gpulint_rules::doc_url(r.rule),
             r.count
         );
     }

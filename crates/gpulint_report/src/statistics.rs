@@ -7,9 +7,9 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use super::{Counts, plural};
-use crate::finding::Severity;
-use crate::lint::Outcome;
-use crate::rules::rule;
+use gpulint_diagnostics::Outcome;
+use gpulint_diagnostics::Severity;
+use gpulint_rules::rule;
 
 /// One rule's count.
 #[derive(Serialize)]
@@ -37,7 +37,7 @@ pub struct Sum {
 }
 
 impl Sum {
-    fn add(&mut self, c: &crate::finding::Cost) {
+    fn add(&mut self, c: &gpulint_diagnostics::Cost) {
         self.usd_per_hour += c.usd_per_hour;
         self.usd_per_month += c.usd_per_month;
         self.priced += 1;
@@ -46,14 +46,14 @@ impl Sum {
 
     /// Rounded as costs are: a millionth of a dollar an hour, cents a month.
     fn rounded(mut self) -> Self {
-        self.usd_per_hour = crate::catalog::prices::round_hourly(self.usd_per_hour);
-        self.usd_per_month = crate::catalog::prices::round_cents(self.usd_per_month);
+        self.usd_per_hour = gpulint_facts::prices::round_hourly(self.usd_per_hour);
+        self.usd_per_month = gpulint_facts::prices::round_cents(self.usd_per_month);
         self
     }
 
     /// "$1,234/month ($1.69/h) over 2 priced findings".
     pub fn text(&self) -> String {
-        use crate::catalog::prices::usd;
+        use gpulint_facts::prices::usd;
         format!(
             "{}{}/month ({}/h) over {}",
             if self.at_least { "at least " } else { "" },
@@ -107,7 +107,7 @@ pub fn text(outcome: &Outcome) -> String {
     let mut out = String::new();
     for r in &rows {
         // A policy's rule is summed up by where it is written.
-        let summary = match (rule(r.rule), crate::policy::origin(r.rule)) {
+        let summary = match (rule(r.rule), gpulint_rules::policy_ids::origin(r.rule)) {
             (Some(e), _) => e.meta.summary.to_string(),
             (None, Some(o)) => format!("policy `{}` ({}:{})", o.package, o.file, o.line),
             (None, None) => String::new(),

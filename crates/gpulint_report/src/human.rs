@@ -18,9 +18,9 @@ use miette::{
 
 use super::escape::{escape, is_unsafe, push_escaped};
 use super::{Counts, plural};
-use crate::finding::{Finding, Label, Severity};
-use crate::lint::Outcome;
-use crate::source::{FileId, SourceDb, SourceFile};
+use gpulint_diagnostics::Outcome;
+use gpulint_diagnostics::{Finding, Label, Severity};
+use gpulint_source::{FileId, SourceDb, SourceFile};
 
 pub struct Style {
     pub color: bool,
@@ -193,7 +193,7 @@ impl<'a> Diag<'a> {
         Diag {
             message: escape(&f.shown_message()).into_owned().into(),
             code: Some(format!("{}[{}]", f.severity, f.rule)),
-            url: Some(crate::rules::doc_url(f.rule)),
+            url: Some(gpulint_rules::doc_url(f.rule)),
             severity: match f.severity {
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
@@ -683,7 +683,7 @@ impl SourceCode for IndexedSource<'_> {
 #[allow(clippy::single_range_in_vec_init)] // one label's span, not a range of values
 mod tests {
     use super::*;
-    use crate::source::FileKind;
+    use gpulint_source::FileKind;
 
     /// The indexed source must render exactly as miette's own source for ASCII text.
     #[test]

@@ -3,8 +3,8 @@
 use serde::Serialize;
 
 use super::Counts;
-use crate::finding::Severity;
-use crate::lint::Outcome;
+use gpulint_diagnostics::Outcome;
+use gpulint_diagnostics::Severity;
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -28,7 +28,7 @@ struct Finding<'a> {
     related: Vec<Related<'a>>,
     /// What the flagged waste costs, when the price snapshot knows (issue 20).
     #[serde(skip_serializing_if = "Option::is_none")]
-    cost: Option<&'a crate::finding::Cost>,
+    cost: Option<&'a gpulint_diagnostics::Cost>,
 }
 
 #[derive(Serialize)]
@@ -49,7 +49,7 @@ struct At<'a> {
 }
 
 impl<'a> At<'a> {
-    fn of(outcome: &'a Outcome, label: &crate::finding::Label) -> Self {
+    fn of(outcome: &'a Outcome, label: &gpulint_diagnostics::Label) -> Self {
         let at = super::Location::of(outcome, label);
         let r = at.region;
         At {
@@ -82,7 +82,7 @@ pub fn render(outcome: &Outcome) -> String {
             at: At::of(outcome, &f.primary),
             subject: &f.subject,
             help: &f.help,
-            url: crate::rules::doc_url(f.rule),
+            url: gpulint_rules::doc_url(f.rule),
             cost: f.cost.as_deref(),
             related: f
                 .related

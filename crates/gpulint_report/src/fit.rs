@@ -7,10 +7,10 @@ use std::fmt::Write;
 
 use serde_json::{Value, json};
 
-use crate::catalog::{Gpu, catalog};
-use crate::fit::engine::engine;
-use crate::fit::plan::{Plan, cheapest_fix};
-use crate::fit::{Breakdown, Fit, GIB, Precision, human_bytes};
+use gpulint_facts::{Gpu, catalog};
+use gpulint_fit::engine::engine;
+use gpulint_fit::plan::{Plan, cheapest_fix};
+use gpulint_fit::{Breakdown, Fit, GIB, Precision, human_bytes};
 
 /// Bytes as GiB with two decimals: enough to see a margin of tens of MiB.
 fn gib(b: u64) -> String {
@@ -134,7 +134,7 @@ pub fn human(plan: &Plan) -> String {
                 human_bytes(v.gpu_memory_bytes),
             );
             let budget = match (&r.training, engine(r.serve.engine)) {
-                (None, Some(f)) if f.budget == crate::fit::engine::Budget::Free => format!(
+                (None, Some(f)) if f.budget == gpulint_fit::engine::Budget::Free => format!(
                     "{} gives the KV cache {:.2} of what weights and activations leave free; \
                      with them it may use",
                     f.name,
@@ -165,7 +165,7 @@ pub fn human(plan: &Plan) -> String {
                     gib(e.outside_bytes),
                     match (e.peak, engine(r.serve.engine).map(|f| f.budget)) {
                         // A static budget holds weights and KV cache only (SGLang).
-                        (_, Some(crate::fit::engine::Budget::Static)) => {
+                        (_, Some(gpulint_fit::engine::Budget::Static)) => {
                             "CUDA context, graphs and activations"
                         }
                         (Some(p), _) if p.cuda_graphs => "CUDA context and graphs",
@@ -222,7 +222,7 @@ pub fn human(plan: &Plan) -> String {
 
 fn precision_label(plan: &Plan) -> String {
     match plan.request.quant {
-        crate::fit::Quant::None => plan.request.precision.to_string(),
+        gpulint_fit::Quant::None => plan.request.precision.to_string(),
         q => format!(
             "{} ({})",
             plan.request.precision,
@@ -328,7 +328,7 @@ fn fits_on(out: &mut String, plan: &Plan) {
         for (p, _) in MATRIX {
             let mut variant = plan.clone();
             variant.request.precision = p;
-            variant.request.quant = crate::fit::Quant::None;
+            variant.request.quant = gpulint_fit::Quant::None;
             let mark = if is_emulated(g, p) { "*" } else { "" };
             let cell = variant.min_gpus(g).map_or_else(
                 || "—".to_string(),

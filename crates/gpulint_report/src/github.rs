@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use super::Location;
 use super::escape::{escape, is_unsafe, push_escaped};
-use crate::finding::Severity;
-use crate::lint::Outcome;
+use gpulint_diagnostics::Outcome;
+use gpulint_diagnostics::Severity;
 
 pub fn render(outcome: &Outcome) -> String {
     let mut out = String::new();

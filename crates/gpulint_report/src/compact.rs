@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use super::Location;
 use super::escape::escape;
-use crate::lint::Outcome;
+use gpulint_diagnostics::Outcome;
 
 pub fn render(outcome: &Outcome) -> String {
     let mut out = String::new();

@@ -8,10 +8,10 @@ use serde_json::json;
 
 use super::Location;
 use super::escape::escape;
-use crate::catalog::prices::{round_cents, round_hourly, usd};
-use crate::cost::{Count, Hourly, Line, Priced};
-use crate::model::CapacityKind;
-use crate::source::SourceDb;
+use gpulint_facts::prices::{round_cents, round_hourly, usd};
+use gpulint_inventory::cost::{Count, Hourly, Line, Priced};
+use gpulint_model::CapacityKind;
+use gpulint_source::SourceDb;
 
 const SIZES: [&str; 3] = ["minimum", "desired", "maximum"];
 

@@ -16,7 +16,7 @@ use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::escape::escape;
 use super::plural;
-use crate::inspect::View;
+use gpulint_inventory::View;
 
 pub struct Style {
     pub color: bool,
