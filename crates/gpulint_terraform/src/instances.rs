@@ -1,0 +1,262 @@
+//! Instances and values: `count` and `for_each` expanded into keyed instances, variable
+//! values converted to their declared types with optional defaults, and locals resolved in
+//! dependency order.
+
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use gpulint_source::limits::Limit;
+use hcl_edit::Span as _;
+use hcl_edit::expr::{Expression, TraversalOperator};
+use hcl_edit::structure::Block as EditBlock;
+use hcl_edit::visit::{Visit, visit_expr};
+
+use super::{Instance, Key, TfFile, budget, in_file, instances_over};
+use crate::eval::Scope;
+
+/// A value as Terraform converts it to a type constraint: attributes an `object({…})`
+/// declares `optional(T, default)` are added with their default (or `null`) when absent
+/// or null, through `map`, `list`, `set` and nested objects. Anything else is unchanged.
+pub(crate) fn with_type_defaults(v: hcl::Value, ty: &hcl::Expression, depth: usize) -> hcl::Value {
+    use hcl::Expression as E;
+    let E::FuncCall(call) = ty else { return v };
+    if depth > 32 {
+        return v;
+    }
+    let arg = call.args.first();
+    match (call.name.name.as_str(), v, arg) {
+        ("object", hcl::Value::Object(mut map), Some(E::Object(fields))) => {
+            for (key, field) in fields {
+                let key = match key {
+                    hcl::ObjectKey::Identifier(i) => i.to_string(),
+                    hcl::ObjectKey::Expression(E::String(s)) => s.clone(),
+                    _ => continue,
+                };
+                let given = map.shift_remove(&key).filter(|v| !v.is_null());
+                let value = match (field, given) {
+                    (E::FuncCall(opt), None) if opt.name.name.as_str() == "optional" => {
+                        let default = opt
+                            .args
+                            .get(1)
+                            .and_then(crate::eval::eval_plain)
+                            .unwrap_or(hcl::Value::Null);
+                        match opt.args.first() {
+                            Some(inner) if !default.is_null() => {
+                                with_type_defaults(default, inner, depth + 1)
+                            }
+                            _ => default,
+                        }
+                    }
+                    (E::FuncCall(opt), Some(v)) if opt.name.name.as_str() == "optional" => {
+                        match opt.args.first() {
+                            Some(inner) => with_type_defaults(v, inner, depth + 1),
+                            None => v,
+                        }
+                    }
+                    (field, Some(v)) => with_type_defaults(v, field, depth + 1),
+                    // A required attribute that is missing: leave it missing.
+                    (_, None) => continue,
+                };
+                map.insert(key, value);
+            }
+            hcl::Value::Object(map)
+        }
+        ("map", hcl::Value::Object(map), Some(inner)) => hcl::Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, with_type_defaults(v, inner, depth + 1)))
+                .collect(),
+        ),
+        ("list" | "set", hcl::Value::Array(items), Some(inner)) => hcl::Value::Array(
+            items
+                .into_iter()
+                .map(|v| with_type_defaults(v, inner, depth + 1))
+                .collect(),
+        ),
+        (_, v, _) => v,
+    }
+}
+
+/// Adds the instances of one `resource` or `module` block. A `count` or `for_each` that
+/// does not evaluate leaves the block out: gpulint cannot know whether, or how often, it
+/// exists (tflint does the same). The instances of a `count` or `for_each` come out of the
+/// run's share; a block written once is always made, as its cost is bounded by its text,
+/// so a plain GPU resource after an instance bomb is still checked.
+pub(crate) fn expand<'a>(
+    file: TfFile<'a>,
+    block: &'a EditBlock,
+    scope: &Rc<Scope>,
+    into: &mut Vec<Instance<'a>>,
+) -> Expansion {
+    let mut push = |key: Option<Key>, scope: Rc<Scope>| {
+        let range = in_file(file.remap, block.ident.span().unwrap_or(0..0));
+        if key.is_some() && !budget::take_instance(file.id, range) {
+            return;
+        }
+        into.push(Instance {
+            file,
+            block,
+            key,
+            scope,
+        });
+    };
+    let max = budget::limit(Limit::Instances);
+    let over = |expr: &Expression, n: usize| {
+        instances_over(file.id, file.remap, expr, "block", n, max);
+    };
+    if let Some(count) = block.body.get_attribute("count") {
+        if let Some(hcl::Value::Number(n)) = scope.eval_in(&count.value, file)
+            && let Some(n) = n.as_u64()
+        {
+            let n = usize::try_from(n).unwrap_or(usize::MAX);
+            if n > max {
+                over(&count.value, n);
+            }
+            for i in 0..n.min(max) as u64 {
+                let mut obj = hcl::Map::new();
+                obj.insert("index".to_string(), hcl::Value::from(i));
+                push(
+                    Some(Key::Index(i)),
+                    scope.with("count", hcl::Value::Object(obj)),
+                );
+            }
+            return Expansion::Known;
+        }
+        // `count = max(1, var.n)`: the first instance is certain, the rest unknown.
+        if scope.at_least(&count.value).is_some_and(|n| n >= 1) {
+            let mut obj = hcl::Map::new();
+            obj.insert("index".to_string(), hcl::Value::from(0u64));
+            push(
+                Some(Key::Index(0)),
+                scope.with("count", hcl::Value::Object(obj)),
+            );
+            return Expansion::Known;
+        }
+        return Expansion::Unknown;
+    }
+    if let Some(each) = block.body.get_attribute("for_each") {
+        let items: Vec<(String, hcl::Value)> = match scope.eval_in(&each.value, file) {
+            Some(hcl::Value::Object(map)) => map.into_iter().collect(),
+            // A set of strings: each.key and each.value are the string.
+            Some(hcl::Value::Array(items)) => items
+                .into_iter()
+                .filter_map(|v| match v {
+                    hcl::Value::String(s) => Some((s.clone(), hcl::Value::String(s))),
+                    _ => None,
+                })
+                .collect(),
+            _ => return Expansion::Unknown,
+        };
+        if items.len() > max {
+            over(&each.value, items.len());
+        }
+        for (k, v) in items.into_iter().take(max) {
+            let each = key_value(hcl::Value::String(k.clone()), v);
+            push(Some(Key::Name(k)), scope.with("each", each));
+        }
+        return Expansion::Known;
+    }
+    push(None, Rc::clone(scope));
+    Expansion::Known
+}
+
+/// Whether a block's `count`/`for_each` was known, so that its instances (maybe none)
+/// are all there are.
+#[derive(PartialEq, Eq)]
+pub(crate) enum Expansion {
+    Known,
+    Unknown,
+}
+
+/// `each`, or a `dynamic` block's iterator: `{ key, value }`.
+pub(crate) fn key_value(key: hcl::Value, value: hcl::Value) -> hcl::Value {
+    let mut obj = hcl::Map::new();
+    obj.insert("key".to_string(), key);
+    obj.insert("value".to_string(), value);
+    hcl::Value::Object(obj)
+}
+
+/// Locals may refer to each other in any order: each is evaluated once, after the locals it
+/// names (found by walking its expression), so a chain of any length in any order costs one
+/// evaluation a local. A local in a cycle, or naming one that does not evaluate, is unknown.
+pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum State {
+        New,
+        Visiting,
+        Done,
+    }
+    let mut defs: Vec<(String, &Expression, TfFile<'_>)> = Vec::new();
+    let mut index: HashMap<String, usize> = HashMap::new();
+    for f in files {
+        for attr in f
+            .body
+            .get_blocks("locals")
+            .flat_map(|b| b.body.attributes())
+        {
+            // Terraform rejects a local defined twice; the last one is read.
+            index.insert(attr.key.as_str().to_string(), defs.len());
+            defs.push((attr.key.as_str().to_string(), &attr.value, *f));
+        }
+    }
+    let mut state = vec![State::New; defs.len()];
+    let mut known = hcl::Map::new();
+    for first in 0..defs.len() {
+        if index.get(&defs[first].0) != Some(&first) || state[first] != State::New {
+            continue;
+        }
+        // Depth-first over the locals each names, without recursion: a chain can be long.
+        let mut stack: Vec<(usize, Vec<usize>)> = vec![(first, local_deps(defs[first].1, &index))];
+        state[first] = State::Visiting;
+        while let Some((at, deps)) = stack.last_mut() {
+            let at = *at;
+            if let Some(dep) = deps.pop() {
+                match state[dep] {
+                    State::New => {
+                        state[dep] = State::Visiting;
+                        let deps = local_deps(defs[dep].1, &index);
+                        stack.push((dep, deps));
+                    }
+                    // A cycle: the local it closes on stays unknown.
+                    State::Visiting | State::Done => {}
+                }
+                continue;
+            }
+            stack.pop();
+            state[at] = State::Done;
+            let (name, expr, file) = &defs[at];
+            scope.declare("local", hcl::Value::Object(std::mem::take(&mut known)));
+            let value = scope.eval_in(expr, *file);
+            known = match scope.take("local") {
+                Some(hcl::Value::Object(m)) => m,
+                _ => hcl::Map::new(),
+            };
+            match value {
+                Some(v) => {
+                    known.insert(name.clone(), v);
+                }
+                None => scope.mark_unknown(format!("local.{name}")),
+            }
+        }
+    }
+    scope.declare("local", hcl::Value::Object(known));
+}
+
+/// The locals an expression names (`local.NAME`), by their index in `index`.
+fn local_deps(expr: &Expression, index: &HashMap<String, usize>) -> Vec<usize> {
+    struct Collect<'i>(&'i HashMap<String, usize>, Vec<usize>);
+    impl Visit for Collect<'_> {
+        fn visit_traversal(&mut self, node: &hcl_edit::expr::Traversal) {
+            if let (Expression::Variable(root), Some(first)) = (&node.expr, node.operators.first())
+                && root.as_str() == "local"
+                && let TraversalOperator::GetAttr(name) = first.value()
+                && let Some(&i) = self.0.get(name.as_str())
+            {
+                self.1.push(i);
+            }
+            hcl_edit::visit::visit_traversal(self, node);
+        }
+    }
+    let mut c = Collect(index, Vec::new());
+    visit_expr(&mut c, expr);
+    c.1
+}
