@@ -11,8 +11,8 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::finding::Outcome;
 use crate::fingerprint::{Key, keys};
-use crate::lint::Outcome;
 
 const VERSION: u32 = 1;
 

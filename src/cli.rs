@@ -485,7 +485,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
     let cap = opts
         .config
         .max_file_size
-        .unwrap_or(crate::lint::MAX_FILE_SIZE);
+        .unwrap_or(crate::limits::MAX_FILE_SIZE);
     let baseline = args
         .baseline
         .as_deref()
@@ -675,7 +675,7 @@ fn show_settings(args: &CheckArgs, opts: &Options) -> String {
     );
     line(
         "max_file_size",
-        (config.max_file_size.unwrap_or(crate::lint::MAX_FILE_SIZE) >> 20).to_string(),
+        (config.max_file_size.unwrap_or(crate::limits::MAX_FILE_SIZE) >> 20).to_string(),
         pick(false, config.max_file_size.is_some()),
     );
     line(

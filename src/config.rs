@@ -41,13 +41,14 @@
 
 use std::collections::BTreeMap;
 use std::ops::Range;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::{GlobBuilder, GlobSetBuilder};
 use serde::Deserialize;
 use toml::Spanned;
 
 use crate::catalog::InstanceRow;
+use crate::exclude::{Exclude, normalize};
 use crate::finding::Severity;
 use crate::fit::models::ModelSpec;
 use crate::limits::{Limit, Limits};
@@ -95,43 +96,6 @@ pub struct Config {
     /// Where each instance row was written, for errors found when it joins the catalog.
     instance_spans: Vec<Range<usize>>,
     text: String,
-}
-
-/// `exclude` globs, relative to the configuration file's folder.
-#[derive(Clone, Debug)]
-pub struct Exclude {
-    base: PathBuf,
-    set: GlobSet,
-    /// The globs as written.
-    pub patterns: Vec<String>,
-}
-
-impl Exclude {
-    /// Does a glob match the path (relative to the config's folder), one of its folders, or
-    /// its name? `vendor`, `vendor/**` and `**/templates` all exclude what they say.
-    pub fn excludes(&self, path: &Path, cwd: &Path) -> bool {
-        !self.matching(path, cwd).is_empty()
-    }
-
-    /// The globs, by index, that match the path, one of its folders, or its name.
-    fn matching(&self, path: &Path, cwd: &Path) -> Vec<usize> {
-        let absolute = normalize(&cwd.join(path));
-        let relative = absolute.strip_prefix(&self.base).unwrap_or(&absolute);
-        let mut hits: Vec<usize> = relative
-            .ancestors()
-            .filter(|p| !p.as_os_str().is_empty())
-            .flat_map(|p| {
-                let mut m = self.set.matches(p);
-                if let Some(name) = p.file_name() {
-                    m.extend(self.set.matches(name));
-                }
-                m
-            })
-            .collect();
-        hits.sort_unstable();
-        hits.dedup();
-        hits
-    }
 }
 
 /// `[per-file-ignores]`: rules silenced for the files that globs (relative to the config
@@ -200,21 +164,6 @@ impl PerFileIgnores {
             })
             .collect()
     }
-}
-
-/// `a/./b/../c` → `a/c`, without touching the file system (the path may not exist).
-fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 /// Rule ids or categories, each where it is written.
@@ -680,7 +629,7 @@ pub fn template() -> String {
          # Where rule documentation links point; `{{rule}}` is the rule id, `{{version}}`\n\
          # gpulint's version.\n\
          # docs_url = \"{}\"\n\n",
-        crate::lint::MAX_FILE_SIZE >> 20,
+        crate::limits::MAX_FILE_SIZE >> 20,
         crate::rules::DOCS_URL.replace(env!("CARGO_PKG_VERSION"), "{version}"),
     );
     s.push_str("# Bounds on what one file or module may cost to check; a limit hit is reported.\n[limits]\n");

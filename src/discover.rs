@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Component, Path, PathBuf};
 
-use crate::config::Exclude;
+use crate::exclude::Exclude;
 use crate::source::FileKind;
 use crate::source::names::{display_name, escape};
 

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod config;
 
 pub mod discover;
+pub mod exclude;
 pub mod filter;
 
 pub mod lint;

@@ -10,6 +10,7 @@ use crate::discover::{Input, discover};
 use crate::finding::Finding;
 pub use crate::finding::Outcome;
 use crate::limits::Limits;
+pub use crate::limits::MAX_FILE_SIZE;
 use crate::model::Inventory;
 use crate::parse::{self, Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb, SourceFile, Stamp};
@@ -717,11 +718,6 @@ fn parse_held(file: &SourceFile, limits: &Limits) -> Parsed {
         ..parsed
     }
 }
-
-/// The largest file read unless `max_file_size` says otherwise. The largest manifests
-/// seen in real repositories are CRDs of about 1 MiB; a plan JSON of a large estate can
-/// be tens of MiB.
-pub const MAX_FILE_SIZE: u64 = 16 << 20;
 
 /// The largest file a run reads: `max_file_size`, at most what a span can point into (a
 /// larger file is reported as too large, as any file over the cap).

@@ -123,3 +123,8 @@ pub struct LimitHit {
     /// checked".
     pub unchecked: String,
 }
+
+/// The largest file read unless `max_file_size` says otherwise. The largest manifests
+/// seen in real repositories are CRDs of about 1 MiB; a plan JSON of a large estate can
+/// be tens of MiB.
+pub const MAX_FILE_SIZE: u64 = 16 << 20;
