@@ -47,8 +47,7 @@ fn recordable(rule: &str) -> bool {
 impl Baseline {
     /// Reads the baseline at `path`, of at most `cap` bytes (`max_file_size`).
     pub fn load(path: &Path, cap: u64) -> Result<Baseline, String> {
-        let text = crate::bounded::read_file(path, cap, crate::bounded::MAX_FILE_SIZE)
-            .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
+        let text = crate::bounded::read_text(path, cap, crate::bounded::MAX_FILE_SIZE)
             .map_err(|e| format!("cannot read baseline `{}`: {e}", path.display()))?;
         let file: File = serde_json::from_str(&text)
             .map_err(|e| format!("`{}` is not a gpulint baseline: {e}", path.display()))?;

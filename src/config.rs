@@ -218,12 +218,11 @@ impl Config {
             return Ok(Config::default());
         };
         // Read before `max_file_size` is known: a configuration is small.
-        let text = crate::bounded::read_file(
+        let text = crate::bounded::read_text(
             &path,
             MAX_CONFIG_SIZE,
             "a configuration file is read up to 1 MiB",
         )
-        .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
         .map_err(|e| format!("cannot read config `{}`: {e}", path.display()))?;
         let mut config = Config::parse(&text, &path)?;
         let dir = path.parent().unwrap_or(Path::new(""));
@@ -591,12 +590,16 @@ impl Config {
         crate::rules::set_docs_url(self.docs_url.clone());
         let path = self.path.as_deref().unwrap_or(Path::new(FILE_NAME));
         if !self.instances.is_empty() {
-            crate::catalog::extend(&self.instances).map_err(|(i, message)| {
-                let (line, col) = i
+            crate::catalog::extend(&self.instances).map_err(|e| {
+                let row = match e {
+                    crate::catalog::ExtendError::Row { row, .. } => Some(row),
+                    _ => None,
+                };
+                let (line, col) = row
                     .and_then(|i| self.instance_spans.get(i))
                     .map_or((1, 1), |s| line_col(&self.text, s.start));
                 format!(
-                    "{}:{line}:{col}: `[[catalog.instances]]`: {message}",
+                    "{}:{line}:{col}: `[[catalog.instances]]`: {e}",
                     path.display()
                 )
             })?;

@@ -262,16 +262,23 @@ struct InstanceFile {
     accelerator: Vec<AcceleratorRow>,
 }
 
-/// Why a catalog did not load: its embedded data, or a row a configuration added.
-#[derive(Debug)]
-enum Loading {
+/// Why the catalog did not take a config's private instance types.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtendError {
+    /// Row `row` of the private instance types is wrong: a bad GPU, a count of zero, ….
+    #[error("{message}")]
+    Row { row: usize, message: String },
+    /// The catalog was first used before the config was installed (a defect of the caller).
+    #[error("the catalog was already in use")]
+    InUse,
+    /// The embedded data did not load (a defect of the build; the tests load it).
+    #[error("{0}")]
     Embedded(String),
-    Extra(usize, String),
 }
 
-impl From<String> for Loading {
+impl From<String> for ExtendError {
     fn from(m: String) -> Self {
-        Loading::Embedded(m)
+        ExtendError::Embedded(m)
     }
 }
 
@@ -300,18 +307,13 @@ pub fn catalog() -> &'static Catalog {
 /// Adds private instance types (`[[catalog.instances]]` in `.gpulint.toml`); a row with the
 /// name of an embedded one replaces it. Must run before the catalog is first used. On a bad
 /// row, the error names its index in `extra`.
-pub fn extend(extra: &[(Provider, InstanceRow)]) -> Result<(), (Option<usize>, String)> {
-    let catalog = Catalog::load(extra).map_err(|e| match e {
-        Loading::Embedded(m) => (None, m),
-        Loading::Extra(i, m) => (Some(i), m),
-    })?;
-    CATALOG
-        .set(catalog)
-        .map_err(|_| (None, "the catalog was already in use".to_string()))
+pub fn extend(extra: &[(Provider, InstanceRow)]) -> Result<(), ExtendError> {
+    let catalog = Catalog::load(extra)?;
+    CATALOG.set(catalog).map_err(|_| ExtendError::InUse)
 }
 
 impl Catalog {
-    fn load(extra: &[(Provider, InstanceRow)]) -> Result<Catalog, Loading> {
+    fn load(extra: &[(Provider, InstanceRow)]) -> Result<Catalog, ExtendError> {
         let file: GpuFile = toml::from_str(GPUS).map_err(|e| format!("gpus.toml: {e}"))?;
         let architectures = file.architecture;
         let mut rows = file.gpu;
@@ -376,11 +378,9 @@ impl Catalog {
         for (i, (provider, row)) in extra.iter().enumerate() {
             let gpu = *gpu_by_name
                 .get(&row.gpu.to_ascii_lowercase())
-                .ok_or_else(|| {
-                    Loading::Extra(
-                        i,
-                        format!("unknown GPU `{}` (see `gpulint catalog`)", row.gpu),
-                    )
+                .ok_or_else(|| ExtendError::Row {
+                    row: i,
+                    message: format!("unknown GPU `{}` (see `gpulint catalog`)", row.gpu),
                 })?;
             let key = (*provider, row.name.to_ascii_lowercase());
             let typed = InstanceType {

@@ -112,12 +112,11 @@ impl Policies {
         };
         for path in found {
             let name = gpulint_source::names::display_name(&path, cwd.as_deref());
-            let text = gpulint_source::bounded::read_file(
+            let text = gpulint_source::bounded::read_text(
                 &path,
                 MAX_POLICY_BYTES,
                 "a policy is read up to 1 MiB",
             )
-            .and_then(|b| String::from_utf8(b).map_err(|_| "it is not UTF-8 text".into()))
             .map_err(|e| format!("cannot read policy `{}`: {e}", path.display()))?;
             too_deep(&name, &text)?;
             raw_controls(&name, &text)?;

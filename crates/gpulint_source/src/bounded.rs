@@ -39,26 +39,70 @@ pub fn read_stream(reader: impl Read, cap: u64) -> std::io::Result<Vec<u8>> {
 /// opened and read on a helper thread, and the run stops waiting when it gives no data
 /// for the wait (10 s by default), with an error that says so.
 /// `limit` names the cap in the error, with how to raise it.
-pub fn read_file(path: &Path, cap: u64, limit: &str) -> Result<Vec<u8>, String> {
+pub fn read_file(path: &Path, cap: u64, limit: &'static str) -> Result<Vec<u8>, ReadError> {
     // `metadata` does not open the file, so it cannot wait for a FIFO's writer.
-    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    let meta = std::fs::metadata(path)?;
     if meta.is_dir() {
-        return Err("it is a folder".into());
+        return Err(ReadError::Folder);
     }
     if meta.is_file() {
         if meta.len() > cap {
-            return Err(over(Some(meta.len()), cap, limit));
+            return Err(ReadError::TooLarge {
+                size: Some(meta.len()),
+                cap,
+                limit,
+            });
         }
-        let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-        let bytes = read_stream(file, cap).map_err(|e| e.to_string())?;
+        let file = std::fs::File::open(path)?;
+        let bytes = read_stream(file, cap)?;
         return check_cap(bytes, cap, limit);
     }
     read_special(path, cap, limit)
 }
 
-fn check_cap(bytes: Vec<u8>, cap: u64, limit: &str) -> Result<Vec<u8>, String> {
+/// [`read_file`], for a file that must be UTF-8 text (a config, a policy, a baseline).
+pub fn read_text(path: &Path, cap: u64, limit: &'static str) -> Result<String, ReadError> {
+    String::from_utf8(read_file(path, cap, limit)?).map_err(|_| ReadError::NotUtf8)
+}
+
+/// Why a file the user named was not read. Its text is the reason as the user sees it,
+/// after the caller's "cannot read `x`: ".
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The operating system's reason: no such file, permission denied, ….
+    #[error("{0}")]
+    Io(#[from] std::io::Error),
+    #[error("it is a folder")]
+    Folder,
+    #[error("it is not UTF-8 text")]
+    NotUtf8,
+    /// Over `cap` bytes; `size` when it was known before reading. `limit` names the cap
+    /// and how to raise it.
+    #[error("{}", over(*.size, *.cap, .limit))]
+    TooLarge {
+        size: Option<u64>,
+        cap: u64,
+        limit: &'static str,
+    },
+    /// A FIFO, pipe or device gave nothing for the whole wait.
+    #[error(
+        "it gave no data within {}: a FIFO with no writer? (`GPULINT_OPEN_TIMEOUT_MS` sets the wait)",
+        duration(*.wait)
+    )]
+    NoData { wait: Duration },
+    #[error("cannot start a thread to read it: {0}")]
+    Thread(std::io::Error),
+    #[error("the reading thread stopped")]
+    ThreadStopped,
+}
+
+fn check_cap(bytes: Vec<u8>, cap: u64, limit: &'static str) -> Result<Vec<u8>, ReadError> {
     if bytes.len() as u64 > cap {
-        Err(over(None, cap, limit))
+        Err(ReadError::TooLarge {
+            size: None,
+            cap,
+            limit,
+        })
     } else {
         Ok(bytes)
     }
@@ -67,7 +111,7 @@ fn check_cap(bytes: Vec<u8>, cap: u64, limit: &str) -> Result<Vec<u8>, String> {
 /// A FIFO, pipe or device: opening may wait for a writer and reading may never end, so
 /// both happen on a thread that sends what it reads; this side gives up when nothing comes
 /// for the wait, or once the cap is passed (the thread then ends at its next send).
-fn read_special(path: &Path, cap: u64, limit: &str) -> Result<Vec<u8>, String> {
+fn read_special(path: &Path, cap: u64, limit: &'static str) -> Result<Vec<u8>, ReadError> {
     let wait = wait();
     let (tx, rx) = mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
     let owned = path.to_path_buf();
@@ -100,7 +144,7 @@ fn read_special(path: &Path, cap: u64, limit: &str) -> Result<Vec<u8>, String> {
                 }
             }
         })
-        .map_err(|e| format!("cannot start a thread to read it: {e}"))?;
+        .map_err(ReadError::Thread)?;
     let mut bytes = Vec::new();
     loop {
         match rx.recv_timeout(wait) {
@@ -108,20 +152,16 @@ fn read_special(path: &Path, cap: u64, limit: &str) -> Result<Vec<u8>, String> {
             Ok(Ok(chunk)) => {
                 bytes.extend_from_slice(&chunk);
                 if bytes.len() as u64 > cap {
-                    return Err(over(None, cap, limit));
+                    return Err(ReadError::TooLarge {
+                        size: None,
+                        cap,
+                        limit,
+                    });
                 }
             }
-            Ok(Err(e)) => return Err(e.to_string()),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(format!(
-                    "it gave no data within {}: a FIFO with no writer? \
-                     (`GPULINT_OPEN_TIMEOUT_MS` sets the wait)",
-                    duration(wait)
-                ));
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                return Err("the reading thread stopped".into());
-            }
+            Ok(Err(e)) => return Err(ReadError::Io(e)),
+            Err(mpsc::RecvTimeoutError::Timeout) => return Err(ReadError::NoData { wait }),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Err(ReadError::ThreadStopped),
         }
     }
 }
@@ -161,8 +201,8 @@ mod tests {
         let bytes = read_stream(std::io::repeat(0), 10).unwrap();
         assert_eq!(bytes.len(), 11);
         assert_eq!(
-            check_cap(bytes, 10, MAX_FILE_SIZE),
-            Err(too_large(None, 10))
+            check_cap(bytes, 10, MAX_FILE_SIZE).unwrap_err().to_string(),
+            too_large(None, 10)
         );
         assert_eq!(read_stream(&b"abc"[..], 10).unwrap(), b"abc");
     }
@@ -177,6 +217,25 @@ mod tests {
     #[test]
     fn devices_are_capped() {
         let e = read_file(Path::new("/dev/zero"), 1 << 20, MAX_FILE_SIZE).unwrap_err();
-        assert!(e.contains("over the 1 MiB limit"), "{e}");
+        assert!(
+            matches!(e, ReadError::TooLarge { size: None, cap, .. } if cap == 1 << 20),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("over the 1 MiB limit"), "{e}");
+    }
+
+    #[test]
+    fn folders_and_binary_text_say_so() {
+        let dir = std::env::temp_dir();
+        assert!(matches!(
+            read_file(&dir, 1 << 20, MAX_FILE_SIZE),
+            Err(ReadError::Folder)
+        ));
+        let path = dir.join(format!("gpulint-bounded-{}.bin", std::process::id()));
+        std::fs::write(&path, [0xff, 0xfe, 0x00]).unwrap();
+        let e = read_text(&path, 1 << 20, MAX_FILE_SIZE).unwrap_err();
+        std::fs::remove_file(&path).unwrap();
+        assert!(matches!(e, ReadError::NotUtf8), "{e:?}");
+        assert_eq!(e.to_string(), "it is not UTF-8 text");
     }
 }
