@@ -13,9 +13,10 @@ RUN apk add --no-cache musl-dev
 WORKDIR /build
 COPY Cargo.toml Cargo.lock ./
 COPY src ./src
+COPY crates ./crates
 COPY benches ./benches
 COPY rules ./rules
-RUN cargo build --release --locked --bin gpulint \
+RUN cargo build --release --locked -p gpulint --bin gpulint \
     && strip target/release/gpulint \
     && cp target/release/gpulint /gpulint
 

@@ -15,16 +15,69 @@ fn read(file: &str) -> String {
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// A `[package]` field of the root Cargo.toml, through `field.workspace = true` to
+/// `[workspace.package]` where it is inherited.
+fn package_field<'a>(cargo: &'a toml::Table, field: &str) -> Option<&'a str> {
+    let own = &cargo["package"][field];
+    if own.get("workspace").and_then(toml::Value::as_bool) == Some(true) {
+        cargo["workspace"]["package"][field].as_str()
+    } else {
+        own.as_str()
+    }
+}
+
+/// Every crate of the workspace inherits the version, edition, minimum Rust and licence,
+/// so the wheel, the image and the crates can never disagree about them.
+#[test]
+fn every_crate_inherits_the_workspace_package() {
+    let root: toml::Table = read("Cargo.toml").parse().unwrap();
+    let members = std::fs::read_dir(Path::new(ROOT).join("crates")).unwrap();
+    let mut n = 0;
+    for dir in members {
+        let dir = dir.unwrap().path();
+        let cargo: toml::Table = std::fs::read_to_string(dir.join("Cargo.toml"))
+            .unwrap()
+            .parse()
+            .unwrap();
+        for field in ["version", "edition", "rust-version", "license"] {
+            let inherited = cargo["package"]
+                .get(field)
+                .and_then(|v| v.get("workspace"))
+                .and_then(toml::Value::as_bool);
+            assert_eq!(
+                inherited,
+                Some(true),
+                "{}: {field} is not inherited",
+                dir.display()
+            );
+        }
+        let name = cargo["package"]["name"].as_str().unwrap();
+        assert_eq!(
+            root["workspace"]["dependencies"][name]["version"].as_str(),
+            Some(VERSION),
+            "{name}: the workspace dependency names the version cargo publish needs"
+        );
+        n += 1;
+    }
+    assert!(n >= 8, "{n} crates");
+}
+
 #[test]
 fn the_license_is_the_one_cargo_toml_names() {
     let cargo: toml::Table = read("Cargo.toml").parse().unwrap();
-    assert_eq!(cargo["package"]["license"].as_str(), Some("Apache-2.0"));
+    assert_eq!(package_field(&cargo, "license"), Some("Apache-2.0"));
     let license = read("LICENSE");
     assert!(license.contains("Apache License\n                        Version 2.0, January 2004"));
     assert!(license.trim_end().ends_with("END OF TERMS AND CONDITIONS"));
     // The published crate carries it, and the changelog.
     let include = cargo["package"]["include"].as_array().unwrap();
-    for file in ["/LICENSE", "/CHANGELOG.md", "/rules/*.md", "/src/**/*"] {
+    for file in [
+        "/LICENSE",
+        "/CHANGELOG.md",
+        "/rules/*.md",
+        "/src/**/*",
+        "/crates/**/*",
+    ] {
         assert!(include.iter().any(|i| i.as_str() == Some(file)), "{file}");
     }
 }
@@ -305,7 +358,8 @@ fn the_release_builds_every_platform_with_checksums_wheels_and_publishes() {
     assert_eq!(uses(pypi, "pypa/gh-action-pypi-publish@").len(), 1);
     assert!(!serde_json::to_string(pypi).unwrap().contains("secrets."));
     let crate_job = &jobs["crate"];
-    assert!(runs(crate_job).contains("cargo publish --locked"));
+    assert!(runs(crate_job).contains("cp -r rules crates/gpulint_rules/rules"));
+    assert!(runs(crate_job).contains("cargo publish --workspace --locked --allow-dirty"));
     let publish = steps(crate_job)
         .into_iter()
         .find(|s| s.get("env").is_some())
@@ -363,14 +417,14 @@ fn the_image_is_the_static_binary_on_an_empty_base() {
     // The image's Rust is the crate's minimum: what the crate promises to build with.
     let cargo: toml::Table = read("Cargo.toml").parse().unwrap();
     assert_eq!(
-        cargo["package"]["rust-version"].as_str(),
+        package_field(&cargo, "rust-version"),
         Some("1.90"),
         "rust:1.90-alpine"
     );
     assert!(docker.contains("\nARG BINARY=source\n"));
-    assert!(docker.contains("cargo build --release --locked"));
+    assert!(docker.contains("cargo build --release --locked -p gpulint"));
     // Everything `cargo build` needs is copied in.
-    for dir in ["src", "rules", "benches"] {
+    for dir in ["src", "crates", "rules", "benches"] {
         assert!(docker.contains(&format!("COPY {dir} ./{dir}")), "{dir}");
     }
     assert!(docker.contains("COPY --chmod=755 dist/linux-${TARGETARCH}/gpulint /gpulint"));

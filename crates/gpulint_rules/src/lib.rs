@@ -79,7 +79,7 @@ macro_rules! rules {
         pub static RULES: &[RuleEntry] = &[$(RuleEntry {
             id: $id,
             meta: $module::META,
-            doc: include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../rules/", $id, ".md")),
+            doc: include_str!(concat!(env!("GPULINT_RULE_DOCS"), "/", $id, ".md")),
             rule: &$module::$ty,
         },)*];
     };
