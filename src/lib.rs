@@ -1,16 +1,23 @@
 //! gpulint: a policy-as-code linter for GPU infrastructure.
 //!
-//! The pipeline (DESIGN.md): discover → parse → lower → model → rules → filter → report.
+//! The root package is the pipeline and the command line: [`discover`] finds the files,
+//! [`lint`] reads, parses, lowers, runs the rules and filters, [`config`] reads
+//! `.gpulint.toml` and checks it against the rule registry, [`baseline`] and [`filter`]
+//! decide what is reported, and [`cli`] prints through the report crate.
+//!
+//! The stages below it are crates of their own (README, Development: the crate map), and
+//! the dependency graph is the pipeline: source, facts, syntax, model, fit, terraform,
+//! kubernetes, lower, diagnostics, rules, inventory, policy, report. They are re-exported
+//! here under the module names the library has always used (`gpulint::model`, …).
+//!
+//! May use: every gpulint crate.
 
 pub mod baseline;
-
 pub mod cli;
 pub mod config;
-
 pub mod discover;
 pub mod exclude;
 pub mod filter;
-
 pub mod lint;
 
 pub use gpulint_diagnostics as finding;

@@ -13,6 +13,7 @@ mod everyday;
 mod fuzz;
 mod inputs;
 mod inspect;
+mod layout;
 mod limits;
 mod output_safety;
 mod parsers;

@@ -5,8 +5,8 @@
 //! eksctl cluster configs are read here too, since they are YAML documents with a `kind`.
 //!
 //! May use: gpulint_source, gpulint_facts (Kubernetes names, operator kinds, workload
-//! signatures, instance types), gpulint_syntax (YAML trees) and gpulint_model (the
-//! inventory, and intent for roles).
+//! signatures, instance types), gpulint_syntax (YAML trees), gpulint_model (the
+//! inventory, and intent for roles) and gpulint_fit (the model names engines serve).
 
 mod eksctl;
 mod engines;
