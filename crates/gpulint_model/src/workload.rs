@@ -80,7 +80,7 @@ pub struct PodShape {
     /// How the group's controller resizes it, for controllers that scale groups
     /// themselves (KubeRay). `None`: `replicas` is all there is.
     pub scaling: Option<Box<GroupScaling>>,
-    /// Indices into [`Inventory::capacity`] of the pools this pod can land on (labels and
+    /// Indices into [`Inventory::capacity`](crate::Inventory::capacity) of the pools this pod can land on (labels and
     /// selectors matched). Empty when no pool in the run matches.
     pub landing: Vec<usize>,
     /// What the pod says about the fast inter-node fabric, the strongest signal first.
