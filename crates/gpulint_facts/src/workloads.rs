@@ -24,7 +24,35 @@ pub struct Program {
     subcommands: Vec<String>,
     #[serde(default)]
     modules: Vec<String>,
+    /// Signs, in its container's command, that a serving engine places ranks in other
+    /// pods: its parallel sizes then count the GPUs of the group, not of this pod.
+    #[serde(default)]
+    pub spans_pods: Vec<PodsSign>,
+    /// Where [`Program::spans_pods`] comes from.
+    #[serde(default)]
+    pub spans_pods_source: Option<String>,
     pub source: String,
+}
+
+/// One sign that an engine spans pods: a flag (with a value, or a number above a bound,
+/// or alone), words that stand together in the command (`ray start`), or an environment
+/// variable the container sets (`RAY_ADDRESS`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PodsSign {
+    #[serde(default)]
+    pub flag: Option<String>,
+    /// The flag's value that says so (`ray`), compared without case.
+    #[serde(default)]
+    pub value: Option<String>,
+    /// The flag's number must be above this (`--nnodes 2`); a value gpulint cannot read
+    /// (`--nnodes $(LWS_GROUP_SIZE)`) may be, so it counts too.
+    #[serde(default)]
+    pub above: Option<u32>,
+    #[serde(default)]
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -230,6 +258,24 @@ mod tests {
                 + p.subcommands.len()
                 + p.modules.len();
             assert!(ways > 0, "{} matches nothing", p.id);
+            if !p.spans_pods.is_empty() {
+                assert!(
+                    p.spans_pods_source.as_ref().is_some_and(|s| !s.is_empty()),
+                    "{}",
+                    p.id
+                );
+            }
+            for s in &p.spans_pods {
+                let kinds = usize::from(s.flag.is_some())
+                    + usize::from(!s.command.is_empty())
+                    + usize::from(s.env.is_some());
+                assert_eq!(
+                    kinds, 1,
+                    "{}: a sign is a flag, a command or a variable",
+                    p.id
+                );
+                assert!(s.value.is_none() || s.above.is_none(), "{}", p.id);
+            }
         }
     }
 

@@ -1,6 +1,6 @@
 //! Serving engines and distributed launchers: what a pod's containers run and are told.
 
-use gpulint_facts::workloads::{repository, workloads};
+use gpulint_facts::workloads::{Program, repository, workloads};
 use gpulint_fit::models::parse_count;
 use gpulint_model::{Batching, Container, Engine, Launcher, Serving, Span, Str};
 use gpulint_source::FileId;
@@ -101,6 +101,7 @@ pub(super) fn vllm(a: &[(Str, Span)], span: Span) -> Serving {
             enforce_eager: switch(a, &["--enforce-eager"]),
         },
         unknown,
+        spans_pods: None,
         span,
     }
 }
@@ -152,6 +153,49 @@ fn nim(c: &Container, repo: Option<&str>) -> Serving {
     s
 }
 
+/// The first sign in a container that its engine places ranks in other pods (the
+/// engine's `spans_pods` rows in workloads.toml), as written and where.
+fn spans_pods(program: &Program, c: &Container) -> Option<(String, Span)> {
+    let argv = &c.argv;
+    // `ray start …;` and `$KUBERAY_GEN_RAY_START_CMD;` in a script end at shell punctuation.
+    let word = |w: &str| w.trim_end_matches([';', '&', '|']).to_string();
+    for sign in &program.spans_pods {
+        let found = if let Some(name) = sign.flag.as_deref() {
+            let given = flag(argv, &[name]).map(|(v, s)| (v.to_string(), s.clone()));
+            match (&sign.value, sign.above, given) {
+                (Some(want), _, Some((v, s))) if v.eq_ignore_ascii_case(want) => {
+                    Some((format!("{name} {v}"), s))
+                }
+                // A count gpulint cannot read (`$(LWS_GROUP_SIZE)`) may be above the bound.
+                (None, Some(n), Some((v, s))) if v.parse::<u32>().map_or(true, |v| v > n) => {
+                    Some((format!("{name} {v}"), s))
+                }
+                (None, None, given) => given
+                    .map(|(_, s)| s)
+                    .or_else(|| switch(argv, &[name]))
+                    .map(|s| (name.to_string(), s)),
+                _ => None,
+            }
+        } else if let Some(var) = sign.env.as_deref() {
+            c.env_var(var).map(|(_, s)| (var.to_string(), s))
+        } else if sign.command.is_empty() {
+            None
+        } else {
+            argv.windows(sign.command.len())
+                .find(|w| {
+                    w.iter()
+                        .zip(&sign.command)
+                        .all(|((found, _), want)| word(found) == *want)
+                })
+                .map(|w| (sign.command.join(" "), w[0].1.clone()))
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
 /// The serving engine a pod runs, from its containers' commands and images and the
 /// `gpulint.dev/*` annotations.
 pub(super) fn serving(
@@ -185,7 +229,7 @@ pub(super) fn serving(
         };
         // TGI reads its launcher flags from the environment too (`MODEL_ID`, `NUM_SHARD`).
         let env_or = |flag: Option<(String, Span)>, var: &str| flag.or_else(|| c.env_var(var));
-        let s = match engine {
+        let mut s = match engine {
             Engine::Vllm => vllm(a, c.span.clone()),
             Engine::Tgi => {
                 let mut unknown = Vec::new();
@@ -222,6 +266,7 @@ pub(super) fn serving(
                         ..Batching::default()
                     },
                     unknown,
+                    spans_pods: None,
                     span: c.span.clone(),
                 }
             }
@@ -249,10 +294,12 @@ pub(super) fn serving(
                         enforce_eager: switch(a, &["--disable-cuda-graph"]),
                     },
                     unknown,
+                    spans_pods: None,
                     span: c.span.clone(),
                 }
             }
         };
+        s.spans_pods = spans_pods(program, c);
         found = Some(s);
         break;
     }

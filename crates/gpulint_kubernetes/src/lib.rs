@@ -891,6 +891,62 @@ spec:
         );
     }
 
+    /// The signs that an engine places ranks in other pods, as workloads.toml lists them.
+    #[test]
+    fn engines_that_span_pods_say_why() {
+        let sign = |container: &str| {
+            let inv = lower_text(&format!(
+                "kind: Pod\nmetadata: {{name: p}}\nspec:\n  containers:\n    - {container}\n"
+            ));
+            let s = inv.workloads[0].pods[0].serving.clone().unwrap();
+            s.spans_pods.map(|(why, _)| why)
+        };
+        let vllm = |args: &str| {
+            sign(&format!(
+                "{{image: vllm/vllm-openai:v0.9.2, command: [bash, -c], args: ['{args}']}}"
+            ))
+        };
+        assert_eq!(
+            vllm("$KUBERAY_GEN_RAY_START_CMD; vllm serve m-70B --tensor-parallel-size 16")
+                .as_deref(),
+            Some("$KUBERAY_GEN_RAY_START_CMD")
+        );
+        assert_eq!(
+            vllm("ray start --address=head:6379 && vllm serve m-70B").as_deref(),
+            Some("ray start")
+        );
+        assert_eq!(
+            vllm("vllm serve m-70B --data-parallel-size 4 --data-parallel-size-local 2 --headless")
+                .as_deref(),
+            Some("--headless")
+        );
+        assert_eq!(
+            vllm("vllm serve m-70B --data-parallel-address=head-0 --data-parallel-size 4")
+                .as_deref(),
+            Some("--data-parallel-address")
+        );
+        // The Ray executor alone starts Ray inside the pod; mp never leaves it.
+        assert_eq!(
+            vllm("vllm serve m-70B --distributed-executor-backend ray"),
+            None
+        );
+        assert_eq!(
+            vllm("vllm serve m-70B --distributed-executor-backend mp"),
+            None
+        );
+        let sglang = |nnodes: &str| {
+            sign(&format!(
+                "{{image: lmsysorg/sglang:v0.4.9, command: [python3, -m, sglang.launch_server, --model-path, m-70B, --nnodes, '{nnodes}']}}"
+            ))
+        };
+        assert_eq!(sglang("2").as_deref(), Some("--nnodes 2"));
+        assert_eq!(
+            sglang("$(LWS_GROUP_SIZE)").as_deref(),
+            Some("--nnodes $(LWS_GROUP_SIZE)")
+        );
+        assert_eq!(sglang("1"), None);
+    }
+
     #[test]
     fn templated_gpu_counts_are_at_least_one() {
         let inv = lower_text(

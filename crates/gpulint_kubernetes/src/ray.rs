@@ -133,6 +133,7 @@ fn serve_llm(file: FileId, source: &SourceFile, config: &YamlNode, pods: &mut [P
         max_model_len,
         gpu_memory_utilization,
         unknown,
+        spans_pods: None,
         ..Serving::bare(Engine::Vllm, at(llm))
     }));
 }

@@ -201,6 +201,9 @@ pub struct Serving {
     /// Numeric settings written where gpulint cannot evaluate them
     /// (`--tensor-parallel-size $TP`): rules that size the engine skip it.
     pub unknown: Vec<Span>,
+    /// What says the engine places ranks in other pods (`--distributed-executor-backend
+    /// ray`, `--nnodes 2`), as written: its parallel sizes count the group's GPUs.
+    pub spans_pods: Option<(String, Span)>,
     /// The container that runs it.
     pub span: Span,
 }
@@ -234,6 +237,7 @@ impl Serving {
             gpu_memory_utilization: None,
             batching: Batching::default(),
             unknown: Vec::new(),
+            spans_pods: None,
             span,
         }
     }
