@@ -111,6 +111,16 @@ pub fn walk(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The folders of the workspace's member crates (`crates/*`), sorted.
+pub fn member_crates() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(Path::new(ROOT).join("crates"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 /// `(rule, file)` of every finding in a JSON report, sorted.
 pub fn rule_files(o: &Output) -> Vec<(String, String)> {
     let mut found: Vec<(String, String)> = json(o)["findings"]

@@ -6,34 +6,23 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::common::ROOT;
+use crate::common::{ROOT, member_crates, walk};
 
 /// (name, folder) of every crate: the root package and `crates/*`.
 fn crates() -> Vec<(String, PathBuf)> {
     let mut all = vec![("gpulint".to_string(), PathBuf::from(ROOT))];
-    for e in std::fs::read_dir(Path::new(ROOT).join("crates")).unwrap() {
-        let dir = e.unwrap().path();
+    for dir in member_crates() {
         let name = dir.file_name().unwrap().to_string_lossy().into_owned();
         all.push((name, dir));
     }
-    all.sort();
     all
 }
 
 fn rust_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                todo.push(p);
-            } else if p.extension().is_some_and(|x| x == "rs") {
-                out.push(p);
-            }
-        }
-    }
-    out
+    walk(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect()
 }
 
 fn lines(p: &Path) -> usize {

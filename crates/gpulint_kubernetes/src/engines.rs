@@ -157,8 +157,6 @@ fn nim(c: &Container, repo: Option<&str>) -> Serving {
 /// engine's `spans_pods` rows in workloads.toml), as written and where.
 fn spans_pods(program: &Program, c: &Container) -> Option<(String, Span)> {
     let argv = &c.argv;
-    // `ray start …;` and `$KUBERAY_GEN_RAY_START_CMD;` in a script end at shell punctuation.
-    let word = |w: &str| w.trim_end_matches([';', '&', '|']).to_string();
     for sign in &program.spans_pods {
         let found = if let Some(name) = sign.flag.as_deref() {
             let given = flag(argv, &[name]).map(|(v, s)| (v.to_string(), s.clone()));
@@ -185,7 +183,9 @@ fn spans_pods(program: &Program, c: &Container) -> Option<(String, Span)> {
                 .find(|w| {
                     w.iter()
                         .zip(&sign.command)
-                        .all(|((found, _), want)| word(found) == *want)
+                        // `ray start …;` and `$KUBERAY_GEN_RAY_START_CMD;` in a script
+                        // end at shell punctuation.
+                        .all(|((found, _), want)| found.trim_end_matches([';', '&', '|']) == want)
                 })
                 .map(|w| (sign.command.join(" "), w[0].1.clone()))
         };
