@@ -80,6 +80,37 @@ struct File {
     eksctl: Eksctl,
     chart_values: ChartValues,
     unread: Unread,
+    fabric: FabricSigns,
+}
+
+/// What in a pod says it uses the fast fabric between nodes, or turns it off.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FabricSigns {
+    pub resource_prefixes: Vec<String>,
+    pub annotations: Vec<String>,
+    pub host_paths: Vec<String>,
+    /// `[name, value]`; the value `*` is any.
+    pub env_on: Vec<[String; 2]>,
+    pub env_off: Vec<[String; 2]>,
+    pub source: String,
+}
+
+impl FabricSigns {
+    /// `Some(true)` when the variable sets the fabric up, `Some(false)` when it forces TCP.
+    pub fn env(&self, name: &str, value: &str) -> Option<bool> {
+        let hit = |rows: &[[String; 2]]| {
+            rows.iter()
+                .any(|[k, v]| k == name && (v == "*" || v == value))
+        };
+        if hit(&self.env_off) {
+            Some(false)
+        } else if hit(&self.env_on) {
+            Some(true)
+        } else {
+            None
+        }
+    }
 }
 
 /// Kinds whose documents hold nothing gpulint checks.
@@ -133,6 +164,7 @@ pub struct Vocabulary {
     pub resources: Vec<ResourceRow>,
     pub eksctl: Eksctl,
     pub chart_values: ChartValues,
+    pub fabric: FabricSigns,
     /// Kinds whose YAML documents are checked for syntax only (no tree is built).
     pub unread_kinds: Vec<String>,
 }
@@ -187,6 +219,7 @@ impl Vocabulary {
             resources: f.resource,
             eksctl: f.eksctl,
             chart_values: f.chart_values,
+            fabric: f.fabric,
             unread_kinds: f.unread.kinds,
         })
     }

@@ -11,6 +11,7 @@
 //! May use: no other gpulint crate.
 
 pub mod kubernetes;
+pub mod operators;
 pub mod prices;
 pub mod vocab;
 pub mod workloads;

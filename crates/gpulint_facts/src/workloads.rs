@@ -24,6 +24,13 @@ pub struct Program {
     subcommands: Vec<String>,
     #[serde(default)]
     modules: Vec<String>,
+    /// Words any argument holds (a `python -c` one-liner's `torch.cuda.is_available`).
+    #[serde(default)]
+    snippets: Vec<String>,
+    /// A benchmark whose ranks talk to each other (nccl-tests, OSU, Horovod's synthetic
+    /// runs): how the pod feeds and wires its GPUs still matters. Benchmarks only.
+    #[serde(default)]
+    pub collective: bool,
     /// Signs, in its container's command, that a serving engine places ranks in other
     /// pods: its parallel sizes then count the GPUs of the group, not of this pod.
     #[serde(default)]
@@ -95,29 +102,6 @@ impl Shape {
     }
 }
 
-/// A controller that writes part of its pods' spec itself.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Controller {
-    pub id: String,
-    pub name: String,
-    /// The API group of its kinds (`ray.io` matches `ray.io/v1`).
-    pub api_group: String,
-    pub kinds: Vec<String>,
-    /// Mounts a memory-backed `/dev/shm` in the pods it makes.
-    #[serde(default)]
-    pub mounts_shm: bool,
-    pub source: String,
-}
-
-impl Controller {
-    /// Whether an object of `kind` under `api_version` is this controller's.
-    pub fn owns(&self, kind: &str, api_version: &str) -> bool {
-        api_version.split('/').next() == Some(self.api_group.as_str())
-            && self.kinds.iter().any(|k| k == kind)
-    }
-}
-
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Workloads {
@@ -127,10 +111,45 @@ pub struct Workloads {
     pub frameworks: Vec<Program>,
     #[serde(rename = "launcher")]
     pub launchers: Vec<Program>,
+    /// Programs that measure or check GPUs, and neither train nor serve.
+    #[serde(rename = "benchmark")]
+    pub benchmarks: Vec<Program>,
     pub scripts: Scripts,
-    #[serde(rename = "controller")]
-    pub controllers: Vec<Controller>,
     pub shape: Shape,
+    /// Host CPU and memory per GPU below which a GPU pod is starved, by GPU class.
+    #[serde(rename = "host_floor")]
+    pub host_floors: Vec<HostFloor>,
+}
+
+/// The host CPU and memory each GPU of a class needs at least (`gpu-starved-cpu-memory`).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostFloor {
+    /// The row applies to GPUs with at least this much memory (GB, the vendor figure).
+    pub min_gpu_memory_gb: f64,
+    pub cpu: u64,
+    pub memory_gib: u64,
+    /// A request below this share of the floor is a warning on a multi-GPU pod; above it,
+    /// or on one GPU, a note.
+    pub warn_below: f64,
+    pub source: String,
+}
+
+impl Workloads {
+    /// The floor for a GPU of `memory_gb` (the smallest row when the GPU is unknown).
+    pub fn host_floor(&self, memory_gb: Option<f64>) -> &HostFloor {
+        let fits = |f: &&HostFloor| memory_gb.is_some_and(|m| m >= f.min_gpu_memory_gb);
+        self.host_floors
+            .iter()
+            .filter(fits)
+            .max_by(|a, b| a.min_gpu_memory_gb.total_cmp(&b.min_gpu_memory_gb))
+            .or_else(|| {
+                self.host_floors
+                    .iter()
+                    .min_by(|a, b| a.min_gpu_memory_gb.total_cmp(&b.min_gpu_memory_gb))
+            })
+            .expect("workloads.toml has host floors (tested)")
+    }
 }
 
 /// The embedded table, parsed on first use (only runs with Kubernetes workloads need it).
@@ -194,6 +213,9 @@ impl Program {
                     return Some(pair);
                 }
             }
+            if let Some(s) = self.snippets.iter().find(|s| w.contains(s.as_str())) {
+                return Some(s.clone());
+            }
             let module = self.modules.iter().any(|m| {
                 w == m
                     || w.strip_prefix(m.as_str())
@@ -250,13 +272,15 @@ mod tests {
     #[test]
     fn the_table_loads_and_every_row_has_a_source_and_a_way_to_match() {
         let w = workloads();
-        for p in w.engines.iter().chain(&w.frameworks).chain(&w.launchers) {
+        let all = (w.engines.iter().chain(&w.frameworks).chain(&w.launchers)).chain(&w.benchmarks);
+        for p in all {
             assert!(!p.source.is_empty(), "{}", p.id);
             let ways = p.images.len()
                 + p.image_words.len()
                 + p.programs.len()
                 + p.subcommands.len()
-                + p.modules.len();
+                + p.modules.len()
+                + p.snippets.len();
             assert!(ways > 0, "{} matches nothing", p.id);
             if !p.spans_pods.is_empty() {
                 assert!(

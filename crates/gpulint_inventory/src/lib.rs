@@ -243,6 +243,9 @@ pub struct Workload<'a> {
     pub name: Option<&'a str>,
     #[serde(flatten)]
     pub at: At<'a>,
+    /// What read the kind: an operator row of the table (`KubeRay`, `KServe`), or
+    /// `generic` when only the pod-spec search did.
+    pub read_by: &'a str,
     pub role: Option<Inferred<'a>>,
     /// Pods one run spreads over that must talk across nodes; left out when it does not,
     /// or gpulint cannot tell.
@@ -253,6 +256,9 @@ pub struct Workload<'a> {
     pub spans_exact: Option<bool>,
     /// Runs a fabric benchmark (nccl-tests): neither trains nor serves.
     pub benchmark: bool,
+    /// What it runs, when it is a benchmark: `nccl-tests`, `a GPU check`, `a placeholder`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub benchmark_of: Option<&'a str>,
     /// Tears itself down once its work is done (a RayJob's settings).
     pub ends: Option<Field<'a, bool>>,
     pub pods: Vec<Pod<'a>>,
@@ -608,13 +614,15 @@ impl<'a> Cx<'a> {
             kind: &w.kind,
             name: w.name.as_deref(),
             at: self.at(&w.span),
+            read_by: w.read_by.unwrap_or("generic"),
             role: self.role(&w.role),
             spans_pods: w
                 .spans
                 .as_ref()
                 .map(|s| Field::Known(s.pods, self.at(&s.span))),
             spans_exact: w.spans.as_ref().map(|s| s.exact),
-            benchmark: w.benchmark,
+            benchmark: w.benchmark.is_some(),
+            benchmark_of: w.benchmark.as_ref().map(|b| b.name),
             ends: self.value(&w.ends, |b| *b),
             pods: w.pods.iter().map(|p| self.pod(p)).collect(),
         }

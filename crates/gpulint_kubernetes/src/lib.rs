@@ -15,67 +15,45 @@ mod llmisvc;
 mod pods;
 mod ray;
 
-use gpulint_facts::workloads::workloads;
+use gpulint_facts::operators::{Ends, KindRole, Operator, operator};
 use gpulint_model::intent::{self, Word};
 use gpulint_model::{
-    Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Str, Taint, Value,
-    Volume, VolumeSource, Workload,
+    Benchmark, Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Str, Taint,
+    Value, Volume, VolumeSource, Workload,
 };
 use gpulint_source::{FileId, SourceFile};
 use gpulint_syntax::yaml::{YamlDoc, YamlNode};
 use karpenter::karpenter_node_pool;
-use pods::{fabric, kaito_pod, pod, train_job_pod};
+use pods::{fabric, kaito_pod, merge_train_job_patches, pod, spec_pod, train_job_pod};
 
+mod merge;
 mod search;
+pub use merge::merge_referenced;
 use search::{find_pods, leader_worker_counts};
 
-/// The role a kind implies whatever its pods run, with the reason.
-fn kind_role(obj: &YamlNode, kind: &str, api: &str) -> Option<(Role, String)> {
-    let group = api.split('/').next().unwrap_or_default();
-    let role = match (kind, group) {
-        // Kaito: a Workspace with `tuning` fine-tunes, with `inference` serves.
-        ("Workspace", "kaito.sh") => {
-            return if obj.get("tuning").is_some() {
-                Some((Role::Training, "Kaito Workspace with `tuning`".into()))
-            } else if obj.get("inference").is_some() {
-                Some((Role::Inference, "Kaito Workspace with `inference`".into()))
-            } else {
-                None
-            };
-        }
-        // Volcano's Job is a batch (training) job; the core Job goes by its shape. A
-        // RayJob runs any Ray program (training, batch inference, data processing): its
-        // entrypoint decides, read as a command.
-        ("Job", "batch.volcano.sh")
-        | (
-            "PyTorchJob"
-            | "TFJob"
-            | "MPIJob"
-            | "TrainJob"
-            | "JobSet"
-            | "XGBoostJob"
-            | "PaddleJob"
-            | "JAXJob"
-            | "TrainingRuntime"
-            | "ClusterTrainingRuntime"
-            | "ElasticJob",
-            _,
-        ) => Role::Training,
-        (
-            "InferenceService"
-            | "LLMInferenceService"
-            | "ServingRuntime"
-            | "ClusterServingRuntime"
-            | "RayService",
-            _,
-        ) => Role::Inference,
-        _ => return None,
+/// The role a kind implies whatever its pods run, with the reason: the operator table's
+/// `role`, or its `role_by_key` when the object holds the key.
+fn kind_role(obj: &YamlNode, kind: &str, op: Option<&Operator>) -> Option<(Role, String)> {
+    let op = op?;
+    let (role, why) = match op.role {
+        Some(r) => (r, None),
+        None => op
+            .role_by_key
+            .iter()
+            .find(|(k, _)| obj.get(k).is_some())
+            .map(|(k, r)| (*r, Some(k)))?,
     };
-    let what = match role {
-        Role::Training => "a training kind",
-        Role::Inference => "a serving kind",
+    let (role, what) = match role {
+        KindRole::Training => (Role::Training, "a training kind"),
+        KindRole::Inference => (Role::Inference, "a serving kind"),
     };
-    Some((role, format!("{kind}, {what}")))
+    Some((
+        role,
+        match why {
+            Some(key) => format!("{} {kind} with `{key}`", op.name),
+            None => format!("{kind}, {what}"),
+        },
+    ))
 }
 
 /// Lowers the documents of `source`, the file `file`.
@@ -201,7 +179,30 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         if kind == "TrainJob"
             && let Some(trainer) = spec.get("trainer")
         {
-            pods.push(train_job_pod(file, trainer, annotations));
+            let mut p = train_job_pod(file, trainer, annotations);
+            merge_train_job_patches(file, spec, &mut p, &mut pods);
+            pods.push(p);
+        }
+    }
+    let op = operator(kind, api);
+    if pods.is_empty()
+        && let Some(o) = op
+        && let Some(row) = &o.spec_pod
+    {
+        pods.extend(spec_pod(file, obj, row, o.name.as_str(), annotations));
+        if let Some((n, sp)) = row
+            .group_size
+            .iter()
+            .find_map(|p| {
+                let keys: Vec<&str> = p.iter().map(String::as_str).collect();
+                obj.path(&keys)
+            })
+            .and_then(|n| match count(file, n) {
+                Value::Known(n, sp) => Some((n, sp)),
+                _ => None,
+            })
+        {
+            group = Some((n, sp));
         }
     }
     if pods.is_empty() {
@@ -241,11 +242,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
             });
         }
     }
-    if let Some(c) = workloads()
-        .controllers
-        .iter()
-        .find(|c| c.mounts_shm && c.owns(kind, api))
-    {
+    if let Some(c) = op.filter(|o| o.mounts_shm) {
         for p in &mut pods {
             p.shm_by = Some(c.name.as_str());
         }
@@ -253,8 +250,13 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
     if kind == "LeaderWorkerSet" {
         group = leader_worker_counts(file, obj, &mut pods);
     }
-    let ends = ray::lower(file, source, obj, kind, api, &mut pods);
-    let role = role(file, obj, kind, api, &pods);
+    let mut ends = ray::lower(file, source, obj, kind, api, &mut pods);
+    let mut lingering = Vec::new();
+    if let Some(e) = op.and_then(|o| o.ends.as_ref()) {
+        lingering = e.lingering.iter().map(Str::from).collect();
+        ends = clean_policy(file, obj, e);
+    }
+    let (role, benchmark) = role(file, obj, kind, op, &pods);
     if role.known() == Some(&Role::Training) {
         // An engine inside a training job does rollouts or evaluation (verl, NeMo-RL):
         // it is not a server to size. Hints still stand.
@@ -267,14 +269,43 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         kind: kind.into(),
         name: name.map(Str::from),
         span: span(file, obj),
-        spans: spans(kind, group, &pods),
-        benchmark: pods.iter().flat_map(|p| &p.containers).any(|c| {
-            intent::is_benchmark(c.image.as_deref(), c.argv.iter().map(|(a, _)| a.as_str()))
-        }),
+        spans: spans(op.is_some_and(|o| o.distributed), group, &pods),
+        read_by: op.map(|o| o.name.as_str()),
+        lingering,
+        merge: op
+            .and_then(|o| merge::reference(file, obj, o))
+            .map(Box::new),
+        offers: merge::offers(obj, kind, api),
+        benchmark,
         role,
         pods,
         ends,
     });
+}
+
+/// Whether the work's lingering pods go when it is done: the policy as written (a
+/// placeholder is unknown), else the operator's default, pointing at the object.
+fn clean_policy(file: FileId, obj: &YamlNode, e: &Ends) -> Value<bool> {
+    let written = e.policy.iter().find_map(|p| {
+        let keys: Vec<&str> = p.iter().map(String::as_str).collect();
+        obj.path(&keys)
+    });
+    match written {
+        Some(n) => match n.as_str() {
+            Some(v) if v.contains("{{") || v.starts_with('$') => Value::Unknown(span(file, n)),
+            Some(v) => Value::Known(e.ends_with.iter().any(|x| x == v), span(file, n)),
+            None => Value::Unknown(span(file, n)),
+        },
+        // Where the policy would go: the spec's first key.
+        None => {
+            let spec = obj.get("spec").unwrap_or(obj);
+            let at = spec
+                .entries()
+                .and_then(|e| e.first().map(|(k, _)| span(file, k)))
+                .unwrap_or_else(|| span(file, spec));
+            Value::Known(e.ends_with.contains(&e.default), at)
+        }
+    }
 }
 
 /// How many pods one run of the work spreads over when they must talk across nodes: a
@@ -282,17 +313,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
 /// job's GPU pods of 2 or more GPUs each, two or more in all (a group whose count is a
 /// placeholder counts as at least one). `None` when it does not, or a count it would need
 /// is unknown.
-fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Option<Spread> {
-    const DISTRIBUTED: [&str; 8] = [
-        "PyTorchJob",
-        "MPIJob",
-        "TFJob",
-        "JobSet",
-        "TrainJob",
-        "JAXJob",
-        "RayJob",
-        "RayCluster",
-    ];
+fn spans(distributed: bool, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Option<Spread> {
     let exact = |pods: u32, span: Span| Spread {
         pods,
         exact: true,
@@ -309,8 +330,9 @@ fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Optio
         return (n > 1).then(|| exact(n, sp));
     }
 
-    // A plain Job's pods may be independent tasks: only a launcher says they talk.
-    if !DISTRIBUTED.contains(&kind) {
+    // A plain Job's pods may be independent tasks: only a launcher, or an operator whose
+    // pods work together, says they talk.
+    if !distributed {
         return None;
     }
     let gpu_pods: Vec<&PodShape> = pods
@@ -343,7 +365,13 @@ fn spans(kind: &str, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Optio
 }
 
 /// The role, with its evidence (see [`intent::workload`]).
-fn role(file: FileId, obj: &YamlNode, kind: &str, api: &str, pods: &[PodShape]) -> Inferred<Role> {
+fn role(
+    file: FileId,
+    obj: &YamlNode,
+    kind: &str,
+    op: Option<&Operator>,
+    pods: &[PodShape],
+) -> (Inferred<Role>, Option<Benchmark>) {
     const HINT: &str = "gpulint.dev/role";
     let hint = obj
         .path(&["metadata", "annotations", HINT])
@@ -393,16 +421,18 @@ fn role(file: FileId, obj: &YamlNode, kind: &str, api: &str, pods: &[PodShape]) 
             },
         );
     }
-    intent::workload(&intent::WorkloadFacts {
+    let benchmark = intent::benchmark(&facts);
+    let role = intent::workload(&intent::WorkloadFacts {
         kind,
         hint,
-        kind_role: kind_role(obj, kind, api),
+        kind_role: kind_role(obj, kind, op),
         containers: facts,
         words,
         gpus: pods.iter().any(|p| p.gpus.holds_gpus()),
         serves_http: containers.clone().any(|c| c.listens),
         whole: &whole,
-    })
+    });
+    (role, benchmark)
 }
 
 #[cfg(test)]

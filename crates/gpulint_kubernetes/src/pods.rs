@@ -4,6 +4,7 @@ use super::engines::{launcher, serving};
 use super::{count, span, text, word};
 use gpulint_facts::catalog;
 use gpulint_facts::kubernetes::ResourceKind;
+use gpulint_facts::operators::SpecPod;
 use gpulint_model::{
     Container, Engine, FabricSignal, GpuRequest, Market, Mount, PodShape, Provider, Requirement,
     Selection, Serving, Span, Str, Toleration, Value, Volume, VolumeSource,
@@ -100,6 +101,32 @@ pub(super) fn train_job_pod(
     p.launcher = launcher(std::slice::from_ref(&c));
     p.containers = vec![c];
     p
+}
+
+/// Kubeflow Trainer v2: what a TrainJob's patches of its runtime's pods add to the
+/// trainer's pod (`runtimePatches`, `podTemplateOverrides`, `podSpecOverrides`): their
+/// volumes, and their containers' mounts. The patches are found as pod specs of their
+/// own by the generic search; they are taken out of `pods` and merged into `trainer`.
+pub(super) fn merge_train_job_patches(
+    file: FileId,
+    spec: &YamlNode,
+    trainer: &mut PodShape,
+    pods: &mut Vec<PodShape>,
+) {
+    let mut patches = Vec::new();
+    for key in ["runtimePatches", "podTemplateOverrides", "podSpecOverrides"] {
+        if let Some(n) = spec.get(key) {
+            crate::search::find_pods(file, n, key, &mut Vec::new(), None, &mut patches);
+        }
+    }
+    pods.retain(|p| !patches.iter().any(|q| q.span == p.span));
+    for patch in patches {
+        trainer.volumes.extend(patch.volumes);
+        if let Some(c) = trainer.containers.first_mut() {
+            c.mounts
+                .extend(patch.containers.into_iter().flat_map(|c| c.mounts));
+        }
+    }
 }
 
 /// A Kaito Workspace: `resource.count` nodes of `resource.instanceType`, each pod holding
@@ -223,10 +250,12 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
             Some((word(e, "name")?, value, span(file, v)))
         })
         .collect();
+    // Kubeflow Trainer writes a node's resources as `resourcesPerNode`.
+    let resources = c.get("resources").or_else(|| c.get("resourcesPerNode"));
     // Kubernetes copies a limit into a missing request.
-    let request = |what: &str| match c
-        .path(&["resources", "requests", what])
-        .or_else(|| c.path(&["resources", "limits", what]))
+    let request = |what: &str| match resources
+        .and_then(|r| r.path(&["requests", what]))
+        .or_else(|| resources.and_then(|r| r.path(&["limits", what])))
     {
         None => Value::Absent,
         Some(n) => match n.as_str() {
@@ -238,7 +267,7 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
         name: word(c, "name").unwrap_or_default(),
         image: word(c, "image"),
         argv: argv(file, c, &env),
-        gpus: gpus_of(file, c.get("resources")),
+        gpus: gpus_of(file, resources),
         mounts: c
             .get("volumeMounts")
             .and_then(YamlNode::items)
@@ -351,11 +380,18 @@ pub(super) fn fabric(
         span: span(file, n),
     };
     let vocab = &catalog().kubernetes;
-    for c in spec
-        .get("containers")
-        .and_then(YamlNode::items)
-        .unwrap_or_default()
-    {
+    let signs = &vocab.fabric;
+    // A container-like spec (NIMService) is its own one container.
+    let containers = match spec.get("containers").and_then(YamlNode::items) {
+        Some(c) => c,
+        None if spec.get("resources").is_some() => std::slice::from_ref(spec),
+        None => &[],
+    };
+    // NCCL obeys a switch that forces TCP whatever devices the pod holds.
+    if let Some(off) = env_switch(file, containers, false) {
+        return Some(off);
+    }
+    for c in containers {
         for k in ["limits", "requests"] {
             for (key, v) in c
                 .path(&["resources", k])
@@ -363,7 +399,8 @@ pub(super) fn fabric(
                 .unwrap_or_default()
             {
                 let Some(name) = key.as_str() else { continue };
-                if vocab.resource_kind(name) == Some(ResourceKind::Efa) || name.starts_with("rdma/")
+                if vocab.resource_kind(name) == Some(ResourceKind::Efa)
+                    || signs.resource_prefixes.iter().any(|p| name.starts_with(p))
                 {
                     return Some(on(format!("requests `{name}`"), v));
                 }
@@ -371,12 +408,7 @@ pub(super) fn fabric(
         }
     }
     let annotations = template.and_then(|t| t.path(&["metadata", "annotations"]));
-    for key in [
-        "networking.gke.io/interfaces",
-        "k8s.v1.cni.cncf.io/networks",
-        "devices.gke.io/container.tcpx-daemon",
-        "devices.gke.io/container.tcpxo-daemon",
-    ] {
+    for key in &signs.annotations {
         if let Some(n) = annotations.and_then(|a| a.get(key)) {
             return Some(on(format!("joins networks through `{key}`"), n));
         }
@@ -390,11 +422,28 @@ pub(super) fn fabric(
             n,
         ));
     }
-    for c in spec
-        .get("containers")
+    for v in spec
+        .get("volumes")
         .and_then(YamlNode::items)
         .unwrap_or_default()
     {
+        if let Some(path) = v.path(&["hostPath", "path"]).and_then(YamlNode::as_str)
+            && signs
+                .host_paths
+                .iter()
+                .any(|p| path.starts_with(p.as_str()))
+        {
+            return Some(on(format!("mounts the host's `{path}`"), v));
+        }
+    }
+    env_switch(file, containers, true)
+}
+
+/// The first fabric switch among the containers' literal variables: one that forces TCP
+/// when `on` is false, else one that sets the fabric up.
+fn env_switch(file: FileId, containers: &[YamlNode], on: bool) -> Option<FabricSignal> {
+    let signs = &catalog().kubernetes.fabric;
+    for c in containers {
         for e in c.get("env").and_then(YamlNode::items).unwrap_or_default() {
             let (Some(k), Some(v)) = (text(e, "name"), e.get("value")) else {
                 continue;
@@ -404,13 +453,11 @@ pub(super) fn fabric(
                 .map(str::to_string)
                 .or_else(|| v.as_u64().map(|n| n.to_string()));
             let Some(value) = value else { continue };
-            let is_on = match (k.as_str(), value.trim()) {
-                ("FI_PROVIDER", "efa") | ("NCCL_IB_HCA" | "NCCL_NET_PLUGIN", _) => true,
-                ("NCCL_IB_DISABLE", "1") | ("NCCL_NET", "Socket") => false,
-                _ => continue,
-            };
+            if signs.env(&k, value.trim()) != Some(on) {
+                continue;
+            }
             return Some(FabricSignal {
-                on: is_on,
+                on,
                 what: format!("sets `{k}={}`", value.trim()),
                 span: span(file, v),
             });
@@ -543,4 +590,59 @@ pub(super) fn selection(requirements: &[Requirement]) -> Selection {
         }
     }
     s
+}
+
+/// A kind with no pod template, whose spec is one container-like spec (the operator
+/// table's `spec_pod`): the pod the operator makes from it.
+pub(super) fn spec_pod(
+    file: FileId,
+    obj: &YamlNode,
+    row: &SpecPod,
+    operator: &'static str,
+    annotations: Option<&YamlNode>,
+) -> Option<PodShape> {
+    let path = |p: &[String]| {
+        let keys: Vec<&str> = p.iter().map(String::as_str).collect();
+        (!keys.is_empty()).then(|| obj.path(&keys)).flatten()
+    };
+    let at = path(&row.at)?;
+    let replicas = row
+        .replicas
+        .iter()
+        .find_map(|p| path(p))
+        .map_or(Value::Absent, |n| count(file, n));
+    let mut p = pod(file, "spec".into(), at, replicas, annotations);
+    let mut c = container(file, at);
+    if let Some(image) = path(&row.image).and_then(YamlNode::as_str) {
+        c.image = Some(image.into());
+    }
+    p.gpus = c.gpus.clone();
+    if let Some(n) = path(&row.profile)
+        && let Some(profile) = n.as_str()
+    {
+        let (name, n_gpus) = profile.split_once(':').unwrap_or((profile, "1"));
+        if let Some(gpu) = row.profiles.get(name).and_then(|id| catalog().gpu(id)) {
+            let sp = span(file, n);
+            p.gpus = match n_gpus.trim().parse::<u32>() {
+                Ok(count) => Value::Known(
+                    GpuRequest {
+                        resource: "nvidia.com/gpu".into(),
+                        count,
+                        exact: true,
+                    },
+                    sp.clone(),
+                ),
+                Err(_) => Value::Unknown(sp.clone()),
+            };
+            p.selection.gpus = Some((vec![gpu], sp));
+        }
+    }
+    p.containers = vec![c];
+    p.serving = serving(file, &p.containers, annotations).map(Box::new);
+    p.launcher = launcher(&p.containers);
+    p.fabric = fabric(file, at, Some(obj));
+    if row.generated {
+        p.generated_by = Some(operator);
+    }
+    Some(p)
 }

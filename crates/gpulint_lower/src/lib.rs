@@ -441,6 +441,7 @@ pub fn lower_with(
     drop(run);
     let folders: Vec<&str> = db.iter().map(|(_, f)| folder_str(&f.name)).collect();
     inv.origins = eval::take_instances();
+    gpulint_kubernetes::merge_referenced(&mut inv);
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
     inv.shrink_to_fit();

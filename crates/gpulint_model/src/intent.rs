@@ -10,8 +10,8 @@
 //! unknown and rules that need one stay silent.
 
 use crate::{
-    Capacity, CapacityKind, Evidence, Inferred, Inventory, Placement, Provider, Role, Signal, Span,
-    Value,
+    Benchmark, Capacity, CapacityKind, Evidence, Inferred, Inventory, Placement, Provider, Role,
+    Signal, Span, Value,
 };
 use gpulint_facts::Fabric;
 use gpulint_facts::workloads::{repository, workloads};
@@ -45,32 +45,60 @@ const INFERENCE: &[&str] = &[
     "endpoint",
 ];
 
-/// The collectives nccl-tests measures, each a `<op>_perf` binary.
-const NCCL_TESTS: [&str; 10] = [
-    "all_reduce",
-    "all_gather",
-    "alltoall",
-    "reduce_scatter",
-    "broadcast",
-    "sendrecv",
-    "reduce",
-    "gather",
-    "scatter",
-    "hypercube",
-];
-
-/// Whether a container runs a GPU fabric benchmark (NVIDIA's nccl-tests: `all_reduce_perf`,
-/// `all_gather_perf`, …): a job that measures the network, not one that trains.
-pub fn is_benchmark<'a>(image: Option<&str>, argv: impl IntoIterator<Item = &'a str>) -> bool {
-    let nccl_test = |s: &str| s.contains("nccl-tests") || s.contains("nccl-test:");
-    image.is_some_and(nccl_test)
-        || argv.into_iter().any(|a| {
-            nccl_test(a)
-                || a.rsplit('/')
-                    .next()
-                    .and_then(|bin| bin.strip_suffix("_perf"))
-                    .is_some_and(|op| NCCL_TESTS.contains(&op))
+/// What a workload's containers measure or check, by the benchmark table: a collective
+/// benchmark (nccl-tests, OSU) wherever it appears, even under a launcher; any other
+/// (a serving benchmark, `nvidia-smi`, a `torch.cuda` check, a CUDA sample) only when no
+/// engine, launcher, framework command or training script runs beside it. All waiting
+/// containers (`sleep`, `pause`) are a placeholder.
+pub fn benchmark(containers: &[ContainerFacts<'_>]) -> Option<Benchmark> {
+    let table = workloads();
+    let matches = |p: &'static gpulint_facts::workloads::Program| {
+        containers.iter().find_map(|c| {
+            let by_image = c.image.is_some_and(|i| p.image(&repository(i)));
+            let cmd = p.command(&c.argv);
+            (by_image || cmd.is_some()).then(|| Benchmark {
+                name: p.name.as_str(),
+                collective: p.collective,
+                what: cmd.unwrap_or_else(|| c.image.map(repository).unwrap_or_default()),
+            })
         })
+    };
+    if let Some(b) = table
+        .benchmarks
+        .iter()
+        .filter(|p| p.collective)
+        .find_map(matches)
+    {
+        return Some(b);
+    }
+    let works = containers.iter().any(|c| {
+        let programs = table
+            .engines
+            .iter()
+            .chain(&table.launchers)
+            .chain(&table.frameworks);
+        programs.clone().any(|p| p.command(&c.argv).is_some())
+            || table.training_script(&c.argv).is_some()
+    });
+    if works {
+        return None;
+    }
+    if let Some(b) = table
+        .benchmarks
+        .iter()
+        .filter(|p| !p.collective)
+        .find_map(matches)
+    {
+        return Some(b);
+    }
+    let shape = &table.shape;
+    (!containers.is_empty() && containers.iter().all(|c| shape.waits(c.image, &c.argv))).then(
+        || Benchmark {
+            name: "a placeholder",
+            collective: false,
+            what: "only waits".into(),
+        },
+    )
 }
 
 /// Reads an explicit hint value; `what` says where it was written.
@@ -222,10 +250,7 @@ pub fn workload(f: &WorkloadFacts<'_>) -> Inferred<Role> {
     if let Some((v, s)) = &f.hint {
         return from_hint(v, s.clone(), "the `gpulint.dev/role` annotation");
     }
-    if f.containers
-        .iter()
-        .any(|c| is_benchmark(c.image, c.argv.iter().copied()))
-    {
+    if benchmark(&f.containers).is_some() {
         return Inferred::new(Value::Unknown(f.whole.clone()), None);
     }
     if let Some((role, why)) = &f.kind_role {
@@ -332,7 +357,7 @@ fn from_landing(inv: &Inventory, i: usize) -> Option<Inferred<Role>> {
         .landed_by
         .iter()
         .map(|&w| &inv.workloads[w])
-        .filter(|w| !w.benchmark);
+        .filter(|w| w.benchmark.is_none());
     let first = landing.next()?;
     let role = *first.role.known()?;
     let mut others = 0usize;
@@ -404,19 +429,59 @@ mod tests {
     use super::*;
     use gpulint_source::FileId;
 
+    fn bench(image: Option<&str>, argv: &[&str]) -> Option<&'static str> {
+        let span = Span::new(FileId(0), 0..1);
+        let c = ContainerFacts {
+            image,
+            argv: argv.to_vec(),
+            span: &span,
+        };
+        benchmark(&[c]).map(|b| b.name)
+    }
+
     #[test]
-    fn nccl_tests_are_benchmarks() {
-        assert!(is_benchmark(
-            None,
-            ["/third_party/nccl-tests/build/all_gather_perf", "-b", "1K"]
-        ));
-        assert!(is_benchmark(None, ["all_reduce_perf"]));
-        assert!(is_benchmark(Some("ghcr.io/coreweave/nccl-tests:12.4"), []));
-        assert!(!is_benchmark(
-            Some("nvcr.io/nvidia/pytorch:24.05"),
-            ["torchrun", "train.py"]
-        ));
-        assert!(!is_benchmark(None, ["python", "eval_perf.py"]));
+    fn benchmarks_and_checks_by_the_table() {
+        let nccl = Some("nccl-tests");
+        assert_eq!(
+            bench(None, &["/opt/nccl-tests/build/all_gather_perf", "-b", "1K"]),
+            nccl
+        );
+        // Under a launcher, a collective benchmark is still one.
+        assert_eq!(
+            bench(None, &["mpirun", "-np", "16", "all_reduce_perf"]),
+            nccl
+        );
+        assert_eq!(bench(Some("ghcr.io/coreweave/nccl-tests:12.4"), &[]), nccl);
+        assert_eq!(
+            bench(
+                None,
+                &[
+                    "python",
+                    "-c",
+                    "import torch; print(torch.cuda.is_available())"
+                ]
+            ),
+            Some("a GPU check")
+        );
+        assert_eq!(bench(None, &["nvidia-smi", "-L"]), Some("a GPU check"));
+        assert_eq!(bench(None, &["sleep", "infinity"]), Some("a placeholder"));
+        // Real work beside a check is the work.
+        assert_eq!(
+            bench(
+                None,
+                &["sh", "-c", "nvidia-smi", "&&", "torchrun", "train.py"]
+            ),
+            None
+        );
+        assert_eq!(bench(None, &["vllm", "serve", "m"]), None);
+        assert_eq!(
+            bench(
+                Some("nvcr.io/nvidia/pytorch:24.05"),
+                &["torchrun", "train.py"]
+            ),
+            None
+        );
+        assert_eq!(bench(None, &["python", "eval_perf.py"]), None);
     }
 
     #[test]

@@ -18,9 +18,9 @@ pub use gpulint_facts::vocab::Str;
 
 mod workload;
 pub use workload::{
-    Autoscale, Batching, Container, Engine, FabricSignal, GpuRequest, GroupScaling, Launcher,
-    Mount, PodShape, Requirement, Selection, Serving, Spread, Taint, Toleration, Volume,
-    VolumeSource, Workload,
+    Autoscale, Batching, Benchmark, Container, Engine, FabricSignal, GpuRequest, GroupScaling,
+    Launcher, MergeRef, Mount, PodShape, Requirement, Selection, Serving, Spread, Taint,
+    Toleration, Volume, VolumeSource, Workload,
 };
 
 /// A byte range in one file. Twelve bytes, not twenty-four: a large run holds a span for

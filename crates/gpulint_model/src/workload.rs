@@ -21,9 +21,20 @@ pub struct Workload {
     /// multi-node launcher, a LeaderWorkerSet group, a distributed job's multi-GPU pods),
     /// with the span that says so. `None`: it does not, or gpulint cannot tell.
     pub spans: Option<Spread>,
-    /// Runs a fabric benchmark (nccl-tests): it measures the network, and neither trains
-    /// nor serves; rules about feeding or wiring GPUs do not judge it.
-    pub benchmark: bool,
+    /// Measures or checks GPUs (nccl-tests, `nvidia-smi`, a serving benchmark) or only
+    /// waits, and neither trains nor serves (the benchmark table in the workload facts).
+    pub benchmark: Option<Benchmark>,
+    /// The operator row (`operators.toml`) that read the kind, by name; `None` when only
+    /// the generic pod-spec search read it.
+    pub read_by: Option<&'static str>,
+    /// Replica groups whose pods stay up after the work is done unless `ends` is true
+    /// (MPI workers, by the operator table).
+    pub lingering: Vec<Str>,
+    /// Another object its operator merges into its pods (a KServe runtime), as written.
+    pub merge: Option<Box<MergeRef>>,
+    /// The formats this object offers to be merged by (a runtime's auto-selected
+    /// `supportedModelFormats`).
+    pub offers: Vec<Str>,
     /// One per replica group (a Deployment has one; a PyTorchJob has master and workers).
     pub pods: Vec<PodShape>,
     /// Whether the workload tears itself down once its work is done, where a setting says
@@ -103,6 +114,30 @@ impl PodShape {
             Value::Unknown(_) => (1, false),
         }
     }
+}
+
+/// A reference to an object an operator merges into a workload's pods.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MergeRef {
+    /// The kinds it may be (`ServingRuntime`, `ClusterServingRuntime`).
+    pub kinds: Vec<Str>,
+    /// Its name, when written.
+    pub name: Option<Str>,
+    /// The format asked for, chosen among the objects that offer it when no name is.
+    pub format: Option<Str>,
+    /// The reference (or the object, when only a format chooses).
+    pub span: Span,
+}
+
+/// What a benchmark workload runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Benchmark {
+    /// The table row's name: `nccl-tests`, `a GPU check`, `a placeholder`.
+    pub name: &'static str,
+    /// Its ranks talk to each other: how the pod feeds and wires GPUs still matters.
+    pub collective: bool,
+    /// What showed it: the command or image.
+    pub what: String,
 }
 
 /// A pod's word on the fast fabric: devices it requests, networks it joins, or a switch.

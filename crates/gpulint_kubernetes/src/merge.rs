@@ -1,0 +1,178 @@
+//! Objects an operator merges into a workload's pods (the operator table's `merge`): a
+//! KServe InferenceService's predictor takes the container of the ServingRuntime it
+//! names, or of the one that offers its model format, under its own fields.
+
+use gpulint_facts::operators::{Operator, operators};
+use gpulint_model::{Inventory, MergeRef, Str, Value, Workload};
+use gpulint_source::FileId;
+use gpulint_syntax::yaml::YamlNode;
+
+use super::span;
+
+/// The reference an object of operator `op` makes, when the row merges and the object
+/// names an object or a format.
+pub(super) fn reference(file: FileId, obj: &YamlNode, op: &Operator) -> Option<MergeRef> {
+    let m = op.merge.as_ref()?;
+    let at = |path: &[String]| {
+        let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+        (!keys.is_empty())
+            .then(|| obj.path(&keys))
+            .flatten()
+            .and_then(|n| Some((Str::from(n.as_str()?), span(file, n))))
+    };
+    let name = at(&m.name);
+    let format = at(&m.format);
+    let span = name.as_ref().or(format.as_ref()).map(|(_, s)| s.clone())?;
+    Some(MergeRef {
+        kinds: m.kinds.iter().map(Str::from).collect(),
+        name: name.map(|(n, _)| n),
+        format: format.map(|(f, _)| f),
+        span,
+    })
+}
+
+/// The formats an object of `kind` offers to the operators that merge it: each item of
+/// the row's `offers` list, by `name`, when its `auto_select` key is true.
+pub(super) fn offers(obj: &YamlNode, kind: &str, api: &str) -> Vec<Str> {
+    let group = api.split('/').next().unwrap_or_default();
+    let Some(m) = operators()
+        .iter()
+        .filter(|o| o.api_groups.iter().any(|g| g == group))
+        .filter_map(|o| o.merge.as_ref())
+        .find(|m| m.kinds.iter().any(|k| k == kind))
+    else {
+        return Vec::new();
+    };
+    let keys: Vec<&str> = m.offers.iter().map(String::as_str).collect();
+    obj.path(&keys)
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+        .iter()
+        .filter(|f| {
+            m.auto_select
+                .as_deref()
+                .is_none_or(|k| f.get(k).and_then(YamlNode::as_bool) == Some(true))
+        })
+        .filter_map(|f| Some(Str::from(f.get("name")?.as_str()?)))
+        .collect()
+}
+
+/// The one object `r` resolves to among `all`: by name, else the one object that offers
+/// the format. `None` when none is in the run, or several that differ.
+fn resolve<'a>(r: &MergeRef, all: &'a [Workload]) -> Option<&'a Workload> {
+    let of_kind = |w: &&Workload| r.kinds.iter().any(|k| *k == w.kind);
+    let found: Vec<&Workload> = match &r.name {
+        Some(name) => all
+            .iter()
+            .filter(of_kind)
+            .filter(|w| w.name.as_ref() == Some(name))
+            .collect(),
+        None => {
+            let format = r.format.as_ref()?;
+            all.iter()
+                .filter(of_kind)
+                .filter(|w| w.offers.contains(format))
+                .collect()
+        }
+    };
+    // Copies of one runtime (in several folders) agree on what is merged.
+    let what = |w: &Workload| {
+        let c = w.pods.first().and_then(|p| p.containers.first());
+        let known = |v: &Value<Str>| v.known().cloned();
+        c.map(|c| {
+            (
+                c.image.clone(),
+                known(&c.cpu_request),
+                known(&c.memory_request),
+            )
+        })
+    };
+    let first = *found.first()?;
+    found
+        .iter()
+        .all(|w| what(w) == what(first))
+        .then_some(first)
+}
+
+/// Merges the objects each workload refers to into its pods, as the operator does: the
+/// merged object's first container under the workload's own (what the workload writes
+/// wins), its volumes beside the workload's. A reference to an object not in the run
+/// leaves what that object would give unknown: the CPU and memory requests, and
+/// `/dev/shm`.
+pub fn merge_referenced(inv: &mut Inventory) {
+    let plans: Vec<(usize, Option<usize>)> = inv
+        .workloads
+        .iter()
+        .enumerate()
+        .filter_map(|(i, w)| {
+            let r = w.merge.as_ref()?;
+            let found = resolve(r, &inv.workloads)
+                .and_then(|t| inv.workloads.iter().position(|w| std::ptr::eq(w, t)));
+            Some((i, found))
+        })
+        .collect();
+    for (i, found) in plans {
+        let from = found.and_then(|j| inv.workloads[j].pods.first().cloned());
+        let w = &mut inv.workloads[i];
+        let at = w.merge.as_ref().map(|r| r.span.clone());
+        for pod in &mut w.pods {
+            let Some(from) = &from else {
+                // Not in the run: what it gives is unknown, never missing.
+                for c in &mut pod.containers {
+                    if c.cpu_request == Value::Absent
+                        && let Some(at) = &at
+                    {
+                        c.cpu_request = Value::Unknown(at.clone());
+                    }
+                    if c.memory_request == Value::Absent
+                        && let Some(at) = &at
+                    {
+                        c.memory_request = Value::Unknown(at.clone());
+                    }
+                }
+                pod.shm_by
+                    .get_or_insert("its serving runtime, not in this run");
+                continue;
+            };
+            for v in &from.volumes {
+                if !pod.volumes.iter().any(|x| x.name == v.name) {
+                    pod.volumes.push(v.clone());
+                }
+            }
+            let Some(base) = from.containers.first() else {
+                continue;
+            };
+            if pod.containers.is_empty() {
+                pod.containers.push(base.clone());
+                continue;
+            }
+            let c = &mut pod.containers[0];
+            if c.cpu_request == Value::Absent {
+                c.cpu_request = base.cpu_request.clone();
+            }
+            if c.memory_request == Value::Absent {
+                c.memory_request = base.memory_request.clone();
+            }
+            if c.image.is_none() {
+                c.image = base.image.clone();
+            }
+            if c.argv.is_empty() {
+                c.argv = base.argv.clone();
+            }
+            for m in &base.mounts {
+                if !c.mounts.iter().any(|x| x.path == m.path) {
+                    c.mounts.push(m.clone());
+                }
+            }
+            for e in &base.env {
+                if !c.env.iter().any(|x| x.0 == e.0) {
+                    c.env.push(e.clone());
+                }
+            }
+            c.listens |= base.listens;
+            if pod.serving.is_none() {
+                pod.serving = from.serving.clone();
+            }
+        }
+    }
+}
