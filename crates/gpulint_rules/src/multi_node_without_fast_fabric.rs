@@ -120,9 +120,6 @@ fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         return;
     };
     let machines = pod_machines(model, pod);
-    if machines.is_empty() {
-        return;
-    }
     let off = w
         .pods
         .iter()
@@ -133,6 +130,10 @@ fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     } else {
         "serves"
     };
+    if machines.is_empty() {
+        unknown_machines(w, pod, spread, off, work, cx);
+        return;
+    }
     if let Some((name, fabric, provider)) = machines.iter().find(|(_, f, _)| *f != Fabric::None) {
         let fabric_name = fabric_name(*fabric);
         cx.report(Report {
@@ -183,6 +184,67 @@ fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
             primary: (span.clone(), format!("{nodes} pods across nodes")),
             secondary: Vec::new(),
         });
+    }
+}
+
+/// Pods that span nodes on machines gpulint cannot name: whatever the machines offer, no pod
+/// asks for it, so the collectives between nodes run over the pod network. Bounded to what
+/// is certain: a warning when the manifest forces TCP, or when training pods of several GPUs
+/// each talk across nodes; a note otherwise (serving, where traffic between nodes is a
+/// pipeline stage or expert exchange, not every gradient).
+fn unknown_machines(
+    w: &Workload,
+    pod: &PodShape,
+    spread: &gpulint_model::Spread,
+    off: Option<&gpulint_model::FabricSignal>,
+    work: &str,
+    cx: &mut RuleContext<'_>,
+) {
+    let per_pod = pod.gpus.known().map_or(0, |g| g.count);
+    let training = w.role.known() == Some(&Role::Training);
+    let message = match off {
+        Some(f) => format!(
+            "`{}` {work} across {spread} pods and the pod {}: NCCL is held to TCP between nodes, \
+             whatever fabric the machines have",
+            w.subject, f.what
+        ),
+        None => format!(
+            "`{}` {work} across {spread} pods, and no pod requests a fast fabric (EFA, RDMA \
+             devices, GPUDirect NICs, a secondary network or the host network): the collectives \
+             between nodes{} run over the ordinary pod network. The machine type is not in these \
+             files, so gpulint cannot say which fabric they offer",
+            w.subject,
+            if per_pod >= 2 {
+                ""
+            } else {
+                " (when the pods land on different nodes)"
+            }
+        ),
+    } + &because(&w.role);
+    let report = Report {
+        message,
+        help: match off {
+            Some(_) => "remove the setting that forces TCP, and request the fabric's devices in \
+                        every pod (`vpc.amazonaws.com/efa` on AWS, GPUDirect NICs through \
+                        `networking.gke.io/interfaces` on GKE, `rdma/*` with InfiniBand)"
+                .into(),
+            None => "request the fabric's devices in every pod (`vpc.amazonaws.com/efa` on AWS, \
+                     GPUDirect NICs through `networking.gke.io/interfaces` on GKE, `rdma/*` with \
+                     InfiniBand), or keep the work on one node; suppress this where the nodes \
+                     have no fabric and the traffic is light"
+                .into(),
+        },
+        subject: w.subject.clone(),
+        primary: (spread.span.clone(), format!("{spread} pods across nodes")),
+        secondary: off
+            .map(|f| (f.span.clone(), "forces TCP".to_string()))
+            .into_iter()
+            .collect(),
+    };
+    if off.is_some() || (training && per_pod >= 2) {
+        cx.report(report);
+    } else {
+        cx.report_as(Severity::Info, report);
     }
 }
 
