@@ -2,7 +2,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, pod_gpu};
 use gpulint_diagnostics::{Category, Severity};
-use gpulint_facts::{Confidence, Interconnect};
+use gpulint_facts::{Confidence, Interconnect, catalog};
 use gpulint_model::{Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
@@ -38,23 +38,38 @@ impl Rule for MultiGpuWithoutNvlink {
                 if gpu.nvlink.is_some() || gpu.confidence == Confidence::U {
                     continue;
                 }
-                cx.report(Report {
+                let report = Report {
                     message: format!(
-                        "`{}` {} across {} × {} per pod, GPUs with no NVLink: the traffic between \
-                         them crawls over PCIe",
+                        "`{}` {} across {} × {} per pod, GPUs with no NVLink: {}",
                         w.subject,
                         if training { "trains" } else { "shards a model" },
                         g.count,
-                        gpu.name
+                        gpu.name,
+                        if training {
+                            "the traffic between them crawls over PCIe"
+                        } else {
+                            "every layer's all-reduce crosses PCIe, which costs some throughput"
+                        }
                     ) + &because(&w.role),
-                    help:
+                    help: if training {
                         "run multi-GPU training or tensor parallelism on NVLink GPUs (A100, H100, \
-                           H200, B200 SXM), or one GPU per replica here"
-                            .into(),
+                         H200, B200 SXM), or one GPU per replica here"
+                            .into()
+                    } else {
+                        serving_help(pod.selection.gpus_provider, gpu).into()
+                    },
                     subject: w.subject.clone(),
                     primary: (gpus_span.clone(), format!("{} GPUs", g.count)),
                     secondary: vec![(at, format!("{} (no NVLink)", gpu.name))],
-                });
+                };
+                // Serving sends one all-reduce per layer per token, far less than training's
+                // gradients: on a GPU no machine joins by NVLink, sharding is how the model
+                // fits at all. Said, not warned.
+                if training {
+                    cx.report(report);
+                } else {
+                    cx.report_as(Severity::Info, report);
+                }
             }
         }
         for c in &model.capacity {
@@ -89,6 +104,32 @@ impl Rule for MultiGpuWithoutNvlink {
             });
         }
     }
+}
+
+/// For serving on a GPU with no NVLink shape: the machines of that cloud (or any cloud)
+/// whose GPUs do have NVLink, by the catalog.
+fn serving_help(cloud: Option<Provider>, gpu: &gpulint_facts::Gpu) -> String {
+    let mut shapes: Vec<&str> = catalog()
+        .instances
+        .iter()
+        .filter(|i| cloud.is_none_or(|c| i.provider == c))
+        .filter(|i| i.row.count > 1 && i.row.interconnect != Interconnect::Pcie)
+        .map(|i| i.row.name.as_str())
+        .collect();
+    shapes.truncate(4);
+    let cloud = cloud.map_or("any cloud", Provider::as_str);
+    format!(
+        "tensor parallelism over PCIe is acceptable for serving when the model needs the memory \
+         (no machine joins {} GPUs by NVLink); for more tokens per second, serve a model that fits \
+         one GPU per replica, or move to NVLink GPUs (on {}: {})",
+        gpu.name,
+        cloud,
+        if shapes.is_empty() {
+            "none in the catalog".to_string()
+        } else {
+            shapes.join(", ")
+        }
+    )
 }
 
 fn help(provider: Provider) -> &'static str {
