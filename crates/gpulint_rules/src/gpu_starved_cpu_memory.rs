@@ -3,8 +3,9 @@
 // Byte and core counts are positive and far below 2^52, where f64 is exact.
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
-use super::{OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption};
+use super::{OptionKind, Report, Rule, RuleContext, RuleMeta, RuleOption, pod_gpu};
 use gpulint_diagnostics::{Category, Severity};
+use gpulint_facts::workloads::workloads;
 use gpulint_fit::human_bytes;
 use gpulint_model::{Inventory, Value};
 
@@ -17,17 +18,18 @@ pub const META: RuleMeta = RuleMeta {
             name: "min_cpu_per_gpu",
             kind: OptionKind::PositiveInteger,
             default: DEFAULT_CPU,
-            doc: "vCPUs each GPU needs at least",
+            doc: "vCPUs each GPU needs at least (unset: by GPU class, 2 below 40 GB and 4 above; set, every request under it is a warning)",
         },
         RuleOption {
             name: "min_memory_gib_per_gpu",
             kind: OptionKind::PositiveInteger,
             default: DEFAULT_MEMORY_GIB,
-            doc: "GiB of memory each GPU needs at least",
+            doc: "GiB of memory each GPU needs at least (unset: by GPU class, 8 below 40 GB and 16 above; set, every request under it is a warning)",
         },
     ],
 };
 
+/// The floor of an unknown GPU, as documented (a test holds it to the workload table).
 const DEFAULT_CPU: u64 = 2;
 const DEFAULT_MEMORY_GIB: u64 = 8;
 
@@ -63,11 +65,16 @@ fn memory(q: &str) -> Option<f64> {
 
 impl Rule for GpuStarvedCpuMemory {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
-        let min_cpu = cx.option_u64("min_cpu_per_gpu").unwrap_or(DEFAULT_CPU);
-        let min_mem = cx
-            .option_u64("min_memory_gib_per_gpu")
-            .unwrap_or(DEFAULT_MEMORY_GIB);
-        for w in model.workloads.iter().filter(|w| !w.benchmark) {
+        // Floors set in the config are the team's own: under them is a warning. Else the
+        // floor of the pod's GPU class, with a margin (see `host_floor` in the workload
+        // table).
+        let set_cpu = cx.option_u64("min_cpu_per_gpu");
+        let set_mem = cx.option_u64("min_memory_gib_per_gpu");
+        for w in model
+            .workloads
+            .iter()
+            .filter(|w| w.benchmark.as_ref().is_none_or(|b| b.collective))
+        {
             for pod in w.pods.iter().filter(|p| p.generated_by.is_none()) {
                 let Value::Known(g, gpus_span) = &pod.gpus else {
                     continue;
@@ -76,6 +83,11 @@ impl Rule for GpuStarvedCpuMemory {
                     continue;
                 }
                 let n = f64::from(g.count);
+                let gpu = pod_gpu(model, pod).map(|(g, _)| g);
+                let floor = workloads().host_floor(gpu.map(|g| g.memory_gb));
+                let min_cpu = set_cpu.unwrap_or(floor.cpu);
+                let min_mem = set_mem.unwrap_or(floor.memory_gib);
+                let configured = set_cpu.is_some() || set_mem.is_some();
                 // Only what is requested explicitly: no request is not a small one.
                 let sum = |f: &dyn Fn(
                     &gpulint_model::Container,
@@ -107,18 +119,51 @@ impl Rule for GpuStarvedCpuMemory {
                     ),
                     // Several GPUs and nothing requested: the scheduler guarantees the pod
                     // no CPU or memory at all, and packs it beside anything.
-                    (None, None) if g.count >= 2 && (cpus.is_none() || mem.is_none()) => {
+                    // A request that is not written is missing; one that is written
+                    // elsewhere (a runtime not in the run, a template) is unknown.
+                    (None, None)
+                        if g.count >= 2
+                            && (cpus.is_none() || mem.is_none())
+                            && !pod.containers.iter().any(|c| {
+                                matches!(c.cpu_request, Value::Unknown(_))
+                                    || matches!(c.memory_request, Value::Unknown(_))
+                            }) =>
+                    {
                         let what = match (&cpus, &mem) {
                             (None, None) => "no CPU and no memory requested",
                             (None, Some(_)) => "no CPU requested",
                             _ => "no memory requested",
                         };
                         report_none(cx, w, pod, g, gpus_span, what, min_cpu, min_mem);
+                        // A collective benchmark binds few host threads: said, not warned.
+                        if w.benchmark.is_some()
+                            && let Some(f) = cx.findings.last_mut()
+                        {
+                            f.severity = Severity::Info;
+                        }
                         continue;
                     }
                     (None, None) => continue,
                 };
-                cx.report(Report {
+                // Far under the floor on several GPUs, or under a floor the team set: a
+                // warning. A little under, or one GPU: a note.
+                let share = |have: Option<&(f64, gpulint_model::Span)>, floor: f64| {
+                    have.map_or(1.0, |(v, _)| *v / (floor * n))
+                };
+                let worst =
+                    share(low_cpu.as_ref(), min_cpu_f).min(share(low_mem.as_ref(), min_mem_b));
+                let warn = w.benchmark.is_none()
+                    && (configured || (g.count >= 2 && worst < floor.warn_below));
+                let class = match gpu {
+                    Some(gpu) if !configured => format!(" (the floor for {})", gpu.name),
+                    _ => String::new(),
+                };
+                let severity = if warn {
+                    Severity::Warning
+                } else {
+                    Severity::Info
+                };
+                cx.report_as(severity, Report {
                     message: format!(
                         "`{}` feeds {} {} with {what} per pod: data loading, tokenization and \
                          weight loading on the host starve GPUs that bill by the hour",
@@ -127,7 +172,7 @@ impl Rule for GpuStarvedCpuMemory {
                         if g.count == 1 { "GPU" } else { "GPUs" }
                     ),
                     help: format!(
-                        "request at least {min_cpu} CPUs and {min_mem} GiB of memory per GPU \
+                        "request at least {min_cpu} CPUs and {min_mem} GiB of memory per GPU{class} \
                          ({} CPUs and {} GiB here), or set this rule's options to your workload's \
                          needs",
                         min_cpu.saturating_mul(u64::from(g.count)),
@@ -182,6 +227,14 @@ fn report_none(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documented_defaults_are_the_table_floor_of_an_unknown_gpu() {
+        let f = workloads().host_floor(None);
+        assert_eq!((f.cpu, f.memory_gib), (DEFAULT_CPU, DEFAULT_MEMORY_GIB));
+        assert_eq!(workloads().host_floor(Some(80.0)).cpu, 4);
+        assert_eq!(workloads().host_floor(Some(24.0)).cpu, 2);
+    }
 
     #[test]
     fn quantities() {
