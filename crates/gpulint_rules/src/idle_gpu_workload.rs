@@ -31,6 +31,7 @@ impl Rule for IdleGpuWorkload {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
             ray_groups(model, w, cx);
+            lingering(model, w, cx);
             if STANDING.contains(&w.kind.as_str()) {
                 sleepers(model, w, cx);
             }
@@ -128,6 +129,44 @@ fn ray_groups(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
             };
             cx.report_costed(r, held_cost(model, pod, Some(pods), &pod.gpus));
         }
+    }
+}
+
+/// Replica groups that stay up after the work is done (MPI workers, whose sshd waits for a
+/// launcher that has finished) when the clean-pod policy leaves them.
+fn lingering(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
+    let Value::Known(false, at) = &w.ends else {
+        return;
+    };
+    for pod in w
+        .pods
+        .iter()
+        .filter(|p| w.lingering.contains(&p.group) && p.gpus.holds_gpus())
+    {
+        let Some(gpu_span) = pod.gpus.span() else {
+            continue;
+        };
+        let (n, _) = pod.replicas_at_least();
+        let held = held(Some(n), &pod.gpus);
+        let report = Report {
+            message: format!(
+                "`{}` keeps {held} in its `{}` pods after the job is done: the clean-pod \
+                 policy leaves them running (None, the operator's default when unset), so they \
+                 hold the GPUs until someone deletes the job",
+                w.subject, pod.group
+            ),
+            help: "set `runPolicy: { cleanPodPolicy: Running }` (v2beta1; `spec.cleanPodPolicy` \
+                   in v1alpha2) so the operator deletes the workers when the launcher ends, and \
+                   `ttlSecondsAfterFinished` to remove the job itself"
+                .into(),
+            subject: w.subject.clone(),
+            primary: (
+                at.clone(),
+                "no clean-pod policy that removes workers".into(),
+            ),
+            secondary: vec![(gpu_span.clone(), format!("{} per pod", per_pod(&pod.gpus)))],
+        };
+        cx.report_costed(report, held_cost(model, pod, Some(n), &pod.gpus));
     }
 }
 

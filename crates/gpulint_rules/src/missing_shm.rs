@@ -40,9 +40,13 @@ impl Rule for MissingShm {
                 let framework = pod.launcher.is_some()
                     || pod.serving.is_some()
                     || w.role.known() == Some(&Role::Training)
-                    || w.kind.starts_with("Ray");
+                    || w.kind.starts_with("Ray")
+                    || w.benchmark.as_ref().is_some_and(|b| b.collective);
                 // KubeRay mounts /dev/shm in the pods it makes (catalog: workloads.toml).
-                if !framework || w.benchmark || pod.shm_by.is_some() {
+                if !framework
+                    || w.benchmark.as_ref().is_some_and(|b| !b.collective)
+                    || pod.shm_by.is_some()
+                {
                     continue;
                 }
                 let Value::Known(gpus, span) = &pod.gpus else {
@@ -53,9 +57,11 @@ impl Rule for MissingShm {
                 }
                 cx.report(Report {
                     message: format!(
-                        "`{}` runs PyTorch on {} GPUs per pod with the container's default 64 MiB \
+                        "`{}` runs {} on {} GPUs per pod with the container's default 64 MiB \
                          `/dev/shm`: NCCL and data loaders fail or crawl once it fills",
-                        w.subject, gpus.count
+                        w.subject,
+                        w.benchmark.as_ref().map_or("PyTorch", |b| b.name),
+                        gpus.count
                     ),
                     help: "mount an `emptyDir: { medium: Memory, sizeLimit: 16Gi }` volume at \
                            `/dev/shm` in the container"
