@@ -60,7 +60,7 @@ pub(super) fn offers(obj: &YamlNode, kind: &str, api: &str) -> Vec<Str> {
 /// The one object `r` resolves to among `all`: by name, else the one object that offers
 /// the format. `None` when none is in the run, or several that differ.
 fn resolve<'a>(r: &MergeRef, all: &'a [Workload]) -> Option<&'a Workload> {
-    let of_kind = |w: &&Workload| r.kinds.iter().any(|k| *k == w.kind);
+    let of_kind = |w: &&Workload| r.kinds.contains(&w.kind);
     let found: Vec<&Workload> = match &r.name {
         Some(name) => all
             .iter()
@@ -154,10 +154,10 @@ pub fn merge_referenced(inv: &mut Inventory) {
                 c.memory_request = base.memory_request.clone();
             }
             if c.image.is_none() {
-                c.image = base.image.clone();
+                c.image.clone_from(&base.image);
             }
             if c.argv.is_empty() {
-                c.argv = base.argv.clone();
+                c.argv.clone_from(&base.argv);
             }
             for m in &base.mounts {
                 if !c.mounts.iter().any(|x| x.path == m.path) {
@@ -171,7 +171,7 @@ pub fn merge_referenced(inv: &mut Inventory) {
             }
             c.listens |= base.listens;
             if pod.serving.is_none() {
-                pod.serving = from.serving.clone();
+                pod.serving.clone_from(&from.serving);
             }
         }
     }
