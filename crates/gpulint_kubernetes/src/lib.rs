@@ -1,7 +1,8 @@
 //! gpulint_kubernetes: Kubernetes manifests to the model. Workloads of every kind with a pod template (core kinds, Kubeflow
 //! PyTorchJob/TFJob/MPIJob/TrainJob, JobSet, LeaderWorkerSet, Ray, KServe, Volcano, and
-//! anything else, found by a generic pod-spec search), the serving engines and training
-//! launchers their containers run, and Karpenter NodePools as capacity.
+//! anything else, found by a generic pod-spec search), read through the operator table
+//! (roles, pods that work together, merges, container-like specs), the serving engines and
+//! training launchers their containers run, and Karpenter NodePools as capacity.
 //! eksctl cluster configs are read here too, since they are YAML documents with a `kind`.
 //!
 //! May use: gpulint_source, gpulint_facts (Kubernetes names, operator kinds, workload
@@ -14,12 +15,12 @@ mod karpenter;
 mod llmisvc;
 mod pods;
 mod ray;
+mod role;
 
-use gpulint_facts::operators::{Ends, KindRole, Operator, operator};
-use gpulint_model::intent::{self, Word};
+use gpulint_facts::operators::{Ends, operator};
 use gpulint_model::{
-    Benchmark, Engine, GpuRequest, Inferred, Inventory, PodShape, Role, Span, Spread, Str, Taint,
-    Value, Volume, VolumeSource, Workload,
+    Engine, GpuRequest, Inventory, PodShape, Role, Span, Spread, Str, Taint, Value, Volume,
+    VolumeSource, Workload,
 };
 use gpulint_source::{FileId, SourceFile};
 use gpulint_syntax::yaml::{YamlDoc, YamlNode};
@@ -30,31 +31,6 @@ mod merge;
 mod search;
 pub use merge::merge_referenced;
 use search::{find_pods, leader_worker_counts};
-
-/// The role a kind implies whatever its pods run, with the reason: the operator table's
-/// `role`, or its `role_by_key` when the object holds the key.
-fn kind_role(obj: &YamlNode, kind: &str, op: Option<&Operator>) -> Option<(Role, String)> {
-    let op = op?;
-    let (role, why) = match op.role {
-        Some(r) => (r, None),
-        None => op
-            .role_by_key
-            .iter()
-            .find(|(k, _)| obj.get(k).is_some())
-            .map(|(k, r)| (*r, Some(k)))?,
-    };
-    let (role, what) = match role {
-        KindRole::Training => (Role::Training, "a training kind"),
-        KindRole::Inference => (Role::Inference, "a serving kind"),
-    };
-    Some((
-        role,
-        match why {
-            Some(key) => format!("{} {kind} with `{key}`", op.name),
-            None => format!("{kind}, {what}"),
-        },
-    ))
-}
 
 /// Lowers the documents of `source`, the file `file`.
 pub fn lower(file: FileId, source: &SourceFile, docs: &[YamlDoc], out: &mut Inventory) {
@@ -256,7 +232,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         lingering = e.lingering.iter().map(Str::from).collect();
         ends = clean_policy(file, obj, e);
     }
-    let (role, benchmark) = role(file, obj, kind, op, &pods);
+    let (role, benchmark) = role::role(file, obj, kind, op, &pods);
     if role.known() == Some(&Role::Training) {
         // An engine inside a training job does rollouts or evaluation (verl, NeMo-RL):
         // it is not a server to size. Hints still stand.
@@ -362,77 +338,6 @@ fn spans(distributed: bool, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -
             .cloned()
             .unwrap_or_else(|| first.span.clone()),
     })
-}
-
-/// The role, with its evidence (see [`intent::workload`]).
-fn role(
-    file: FileId,
-    obj: &YamlNode,
-    kind: &str,
-    op: Option<&Operator>,
-    pods: &[PodShape],
-) -> (Inferred<Role>, Option<Benchmark>) {
-    const HINT: &str = "gpulint.dev/role";
-    let hint = obj
-        .path(&["metadata", "annotations", HINT])
-        .or_else(|| obj.path(&["spec", "template", "metadata", "annotations", HINT]))
-        .map(|n| (n.as_str().unwrap_or_default(), span(file, n)));
-    let mut words: Vec<Word<'_>> = obj
-        .path(&["metadata", "name"])
-        .and_then(YamlNode::as_str)
-        .map(Word::Name)
-        .into_iter()
-        .collect();
-    for path in [
-        &["metadata", "labels"][..],
-        &["spec", "template", "metadata", "labels"],
-    ] {
-        let labels = obj
-            .path(path)
-            .and_then(YamlNode::entries)
-            .unwrap_or_default();
-        words.extend(
-            labels
-                .iter()
-                .filter_map(|(k, v)| Some(Word::Label(k.as_str()?, v.as_str()?))),
-        );
-    }
-    let whole = span(file, obj);
-    let containers = pods.iter().flat_map(|p| &p.containers);
-    // A RayJob's `entrypoint` is the command its job runs.
-    let entrypoint = obj
-        .path(&["spec", "entrypoint"])
-        .and_then(|n| Some((n.as_str()?, span(file, n))));
-    let mut facts: Vec<intent::ContainerFacts<'_>> = containers
-        .clone()
-        .map(|c| intent::ContainerFacts {
-            image: c.image.as_deref(),
-            argv: c.argv.iter().map(|(a, _)| a.as_str()).collect(),
-            span: &c.span,
-        })
-        .collect();
-    if let Some((text, sp)) = &entrypoint {
-        facts.insert(
-            0,
-            intent::ContainerFacts {
-                image: None,
-                argv: text.split_whitespace().collect(),
-                span: sp,
-            },
-        );
-    }
-    let benchmark = intent::benchmark(&facts);
-    let role = intent::workload(&intent::WorkloadFacts {
-        kind,
-        hint,
-        kind_role: kind_role(obj, kind, op),
-        containers: facts,
-        words,
-        gpus: pods.iter().any(|p| p.gpus.holds_gpus()),
-        serves_http: containers.clone().any(|c| c.listens),
-        whole: &whole,
-    });
-    (role, benchmark)
 }
 
 #[cfg(test)]
