@@ -48,6 +48,28 @@ pub(crate) fn find_pods<'a>(
                 out.push(p);
                 return;
             }
+            // Any other container-like spec that asks for GPUs (OME's `runner`, `leader` and
+            // `worker`, a runtime's engine): a pod of that one container.
+            if node.get("image").and_then(YamlNode::as_str).is_some()
+                && gpus_of(file, node.get("resources")).holds_gpus()
+            {
+                // Pod-level fields (volumes, node selectors) sit beside it.
+                let spec = ancestors.last().map_or(node, |(parent, _)| *parent);
+                let mut p = pod(
+                    file,
+                    name.to_string(),
+                    spec,
+                    replicas(file, ancestors),
+                    annotations,
+                );
+                p.containers.clear();
+                p.containers.push(container(file, node));
+                p.gpus = gpus_of(file, node.get("resources"));
+                p.serving = serving(file, &p.containers, annotations).map(Box::new);
+                p.fabric = fabric(file, node, None);
+                out.push(p);
+                return;
+            }
             ancestors.push((node, name.to_string()));
             for (k, v) in entries {
                 let key = k.as_str().unwrap_or_default();

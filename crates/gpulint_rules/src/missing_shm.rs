@@ -15,17 +15,18 @@ pub struct MissingShm;
 
 /// Shared memory mounted at `/dev/shm`: a `medium: Memory` emptyDir, or the node's own
 /// `/dev/shm` through a hostPath.
+/// A mount at `/dev/shm` of a memory-backed volume, or of a volume the pod does not
+/// declare: a pod that mounts an undeclared volume is invalid unless something adds it
+/// (an operator's webhook, a runtime merged in), so it is not judged missing.
 fn has_shm(pod: &PodShape) -> bool {
     pod.containers.iter().any(|c| {
         c.mounts.iter().any(|m| {
+            let volume = pod.volumes.iter().find(|v| v.name == m.volume);
             m.path.trim_end_matches('/') == "/dev/shm"
-                && pod.volumes.iter().any(|v| {
-                    v.name == m.volume
-                        && match &v.source {
-                            VolumeSource::EmptyDir { memory } => *memory,
-                            VolumeSource::HostPath(p) => p.trim_end_matches('/') == "/dev/shm",
-                            _ => false,
-                        }
+                && volume.is_none_or(|v| match &v.source {
+                    VolumeSource::EmptyDir { memory } => *memory,
+                    VolumeSource::HostPath(p) => p.trim_end_matches('/') == "/dev/shm",
+                    _ => false,
                 })
         })
     })
