@@ -40,6 +40,9 @@ pub struct Operator {
     /// Mounts a memory-backed `/dev/shm` in the pods it makes.
     #[serde(default)]
     pub mounts_shm: bool,
+    /// Its pods run until someone deletes the object (a notebook server).
+    #[serde(default)]
+    pub standing: bool,
     /// Objects it merges into the pods (a KServe runtime into the predictor).
     pub merge: Option<Merge>,
     /// Replica groups that outlive the work unless a policy removes them (MPI workers).

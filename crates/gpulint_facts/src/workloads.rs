@@ -99,6 +99,28 @@ impl Shape {
             || argv
                 .first()
                 .is_some_and(|a| self.wait_programs.iter().any(|p| base(a) == p))
+            || self.script_waits(argv)
+    }
+
+    /// A shell script (`sh -c`, its words split) that waits and runs nothing else: no
+    /// script, path or interpreter among its words (`echo started; sleep 600`).
+    fn script_waits(&self, argv: &[&str]) -> bool {
+        let [shell, flag, script @ ..] = argv else {
+            return false;
+        };
+        let program = |w: &str| {
+            w.contains('/')
+                || w.ends_with(".py")
+                || w.ends_with(".sh")
+                || w.starts_with("python")
+                || w.starts_with("./")
+        };
+        matches!(base(shell), "sh" | "bash" | "ash" | "dash" | "zsh")
+            && *flag == "-c"
+            && script
+                .iter()
+                .any(|w| self.wait_programs.iter().any(|p| w == p))
+            && !script.iter().any(|w| program(w))
     }
 }
 
@@ -114,6 +136,9 @@ pub struct Workloads {
     /// Programs that measure or check GPUs, and neither train nor serve.
     #[serde(rename = "benchmark")]
     pub benchmarks: Vec<Program>,
+    /// Servers a person works in by hand (notebooks).
+    #[serde(rename = "interactive")]
+    pub interactive: Vec<Program>,
     pub scripts: Scripts,
     pub shape: Shape,
     /// Host CPU and memory per GPU below which a GPU pod is starved, by GPU class.
@@ -132,6 +157,8 @@ pub struct HostFloor {
     /// A request below this share of the floor is a warning on a multi-GPU pod; above it,
     /// or on one GPU, a note.
     pub warn_below: f64,
+    /// A request at or above this share of the floor is left alone (a margin).
+    pub note_below: f64,
     pub source: String,
 }
 
@@ -272,7 +299,9 @@ mod tests {
     #[test]
     fn the_table_loads_and_every_row_has_a_source_and_a_way_to_match() {
         let w = workloads();
-        let all = (w.engines.iter().chain(&w.frameworks).chain(&w.launchers)).chain(&w.benchmarks);
+        let all = (w.engines.iter().chain(&w.frameworks).chain(&w.launchers))
+            .chain(&w.benchmarks)
+            .chain(&w.interactive);
         for p in all {
             assert!(!p.source.is_empty(), "{}", p.id);
             let ways = p.images.len()

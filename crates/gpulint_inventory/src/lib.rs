@@ -259,7 +259,8 @@ pub struct Workload<'a> {
     /// What it runs, when it is a benchmark: `nccl-tests`, `a GPU check`, `a placeholder`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub benchmark_of: Option<&'a str>,
-    /// Tears itself down once its work is done (a RayJob's settings).
+    /// Tears itself down once its work is done (a RayJob's settings, an MPIJob's clean-pod
+    /// policy, a Job's deadline).
     pub ends: Option<Field<'a, bool>>,
     pub pods: Vec<Pod<'a>>,
 }

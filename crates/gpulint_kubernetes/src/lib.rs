@@ -228,6 +228,10 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
     }
     let mut ends = ray::lower(file, source, obj, kind, api, &mut pods);
     let mut lingering = Vec::new();
+    // A core Job ends when its pods do, or at its deadline.
+    if kind == "Job" && api.starts_with("batch/") {
+        ends = job_deadline(file, obj);
+    }
     if let Some(e) = op.and_then(|o| o.ends.as_ref()) {
         lingering = e.lingering.iter().map(Str::from).collect();
         ends = clean_policy(file, obj, e);
@@ -247,6 +251,8 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         span: span(file, obj),
         spans: spans(op.is_some_and(|o| o.distributed), group, &pods),
         read_by: op.map(|o| o.name.as_str()),
+        standing: op.is_some_and(|o| o.standing)
+            || (STANDING.contains(&kind) && (api == "v1" || api == "apps/v1")),
         lingering,
         merge: op
             .and_then(|o| merge::reference(file, obj, o))
@@ -257,6 +263,33 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         pods,
         ends,
     });
+}
+
+/// Kubernetes' core kinds whose pods run until someone deletes them.
+const STANDING: [&str; 5] = [
+    "Pod",
+    "Deployment",
+    "StatefulSet",
+    "ReplicaSet",
+    "DaemonSet",
+];
+
+/// Whether a Job ends at a deadline whatever its pods do: `activeDeadlineSeconds` written
+/// (a placeholder is unknown), else `false` at the spec's first key.
+fn job_deadline(file: FileId, obj: &YamlNode) -> Value<bool> {
+    let Some(spec) = obj.get("spec") else {
+        return Value::Absent;
+    };
+    match spec.get("activeDeadlineSeconds") {
+        Some(n) if n.as_u64().is_some() => Value::Known(true, span(file, n)),
+        Some(n) => Value::Unknown(span(file, n)),
+        None => Value::Known(
+            false,
+            spec.entries()
+                .and_then(|e| e.first().map(|(k, _)| span(file, k)))
+                .unwrap_or_else(|| span(file, spec)),
+        ),
+    }
 }
 
 /// Whether the work's lingering pods go when it is done: the policy as written (a
@@ -304,6 +337,22 @@ fn spans(distributed: bool, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -
     }
     if let Some((n, sp)) = lws_group {
         return (n > 1).then(|| exact(n, sp));
+    }
+    // An engine that places its ranks in other pods (SGLang `--nnodes $(GROUP_SIZE)`, vLLM
+    // on a Ray cluster) whose parallel size is more than its pod's GPUs: at least 2 pods.
+    if let Some(sp) = pods.iter().find_map(|p| {
+        let s = p.serving.as_deref()?;
+        let (_, sign) = s.spans_pods.as_ref()?;
+        let size =
+            (s.tp.as_ref().map_or(1, |t| t.0)).saturating_mul(s.pp.as_ref().map_or(1, |t| t.0));
+        let per_pod = p.gpus.known().and_then(GpuRequest::exact_count);
+        per_pod.is_some_and(|g| size > g).then(|| sign.clone())
+    }) {
+        return Some(Spread {
+            pods: 2,
+            exact: false,
+            span: sp,
+        });
     }
 
     // A plain Job's pods may be independent tasks: only a launcher, or an operator whose

@@ -27,6 +27,9 @@ pub struct Workload {
     /// The operator row (`operators.toml`) that read the kind, by name; `None` when only
     /// the generic pod-spec search read it.
     pub read_by: Option<&'static str>,
+    /// Its pods run until someone deletes it: a Pod, Deployment, StatefulSet, ReplicaSet
+    /// or DaemonSet, or an operator kind the table marks `standing` (a Kubeflow Notebook).
+    pub standing: bool,
     /// Replica groups whose pods stay up after the work is done unless `ends` is true
     /// (MPI workers, by the operator table).
     pub lingering: Vec<Str>,
@@ -39,7 +42,8 @@ pub struct Workload {
     pub pods: Vec<PodShape>,
     /// Whether the workload tears itself down once its work is done, where a setting says
     /// so: a RayJob's `shutdownAfterJobFinishes` or `deletionStrategy` (its cluster would
-    /// otherwise outlive the job). `Absent`: nothing written.
+    /// otherwise outlive the job), an MPIJob's clean-pod policy (written or defaulted), a
+    /// Job's `activeDeadlineSeconds`. `Absent`: nothing decides it.
     pub ends: Value<bool>,
 }
 

@@ -3,6 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu_hour};
 use gpulint_diagnostics::{Category, Cost, Severity};
+use gpulint_facts::workloads::{repository, workloads};
 use gpulint_model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Str, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
@@ -15,15 +16,6 @@ pub const META: RuleMeta = RuleMeta {
 
 pub struct IdleGpuWorkload;
 
-/// Kinds whose pods run until someone deletes them. A Job ends; a RayService serves.
-const STANDING: [&str; 5] = [
-    "Pod",
-    "Deployment",
-    "StatefulSet",
-    "ReplicaSet",
-    "DaemonSet",
-];
-
 /// A sleep this long is a wait for nothing.
 const DAY_SECONDS: f64 = 86_400.0;
 
@@ -32,7 +24,13 @@ impl Rule for IdleGpuWorkload {
         for w in &model.workloads {
             ray_groups(model, w, cx);
             lingering(model, w, cx);
-            if STANDING.contains(&w.kind.as_str()) {
+            if w.standing {
+                sleepers(model, w, cx);
+                interactive(model, w, cx);
+                restarts(model, w, cx);
+            } else if w.kind == "Job" && matches!(w.ends, Value::Known(false, _)) {
+                // A Job ends when its pods do: one that waits forever, with no deadline,
+                // never does.
                 sleepers(model, w, cx);
             }
         }
@@ -170,14 +168,110 @@ fn lingering(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     }
 }
 
+/// The pods a standing group keeps: `None` for a DaemonSet (one per node), skipped when
+/// none or unknown.
+fn standing_pods(w: &Workload, pod: &PodShape) -> Option<Option<u32>> {
+    match (w.kind.as_str(), &pod.replicas) {
+        ("DaemonSet", _) => Some(None),
+        (_, Value::Known(0, _) | Value::Unknown(_)) => None,
+        (_, Value::Known(n, _)) => Some(Some(*n)),
+        (_, Value::Absent) => Some(Some(1)),
+    }
+}
+
+/// A notebook or other interactive server (the `interactive` table) in a standing pod that
+/// holds GPUs: it keeps them between cells, overnight and at weekends.
+fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
+    let table = &workloads().interactive;
+    for pod in &w.pods {
+        let Some(pods) = standing_pods(w, pod) else {
+            continue;
+        };
+        if !pod.gpus.holds_gpus() {
+            continue;
+        }
+        let found = pod.containers.iter().find_map(|c| {
+            let words: Vec<&str> = c.argv.iter().map(|(a, _)| a.as_str()).collect();
+            let repo = c.image.as_deref().map(repository);
+            let p = table.iter().find(|p| {
+                p.command(&words).is_some() || repo.as_deref().is_some_and(|r| p.image(r))
+            })?;
+            Some((p, c))
+        });
+        let Some((server, c)) = found else { continue };
+        let Some(gpu_span) = pod.gpus.span() else {
+            continue;
+        };
+        let held = held(pods, &pod.gpus);
+        let report = Report {
+            message: format!(
+                "`{}` holds {held} for {}: a person works in it by hand, so the GPUs sit idle \
+                 between cells, overnight and at weekends, and nothing in the manifest stops it",
+                w.subject, server.name
+            ),
+            help: "cull idle servers (Kubeflow's notebook controller with `ENABLE_CULLING` and \
+                   `CULL_IDLE_TIME`, JupyterHub's idle culler), scale to 0 when not in use, or \
+                   give notebooks a shared or partitioned GPU (time-slicing, MIG)"
+                .into(),
+            subject: w.subject.clone(),
+            primary: (gpu_span.clone(), per_pod(&pod.gpus)),
+            secondary: vec![(c.span.clone(), server.name.to_string())],
+        };
+        cx.report_costed(report, held_cost(model, pod, pods, &pod.gpus));
+    }
+}
+
+/// A benchmark or check (the benchmark table) in a controller that restarts its pods: it
+/// exits and runs again, holding the GPUs for good. A bare Pod may be told not to restart.
+fn restarts(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
+    let Some(b) = &w.benchmark else { return };
+    if w.kind == "Pod" || b.collective {
+        return;
+    }
+    for pod in &w.pods {
+        let Some(pods) = standing_pods(w, pod) else {
+            continue;
+        };
+        let gpu_containers = pod.containers.iter().filter(|c| c.gpus.holds_gpus());
+        if !pod.gpus.holds_gpus()
+            || gpu_containers
+                .clone()
+                .any(|c| forever_wait(&c.argv).is_some())
+        {
+            continue;
+        }
+        let Some(gpu_span) = pod.gpus.span() else {
+            continue;
+        };
+        let held = held(pods, &pod.gpus);
+        let report = Report {
+            message: format!(
+                "`{}` runs {} (`{}`) as a {}: it exits, and Kubernetes restarts it in a loop, so \
+                 it holds {held} for good",
+                w.subject, b.name, b.what, w.kind
+            ),
+            help: "run a check or benchmark as a Job (it ends and frees the GPUs), with \
+                   `ttlSecondsAfterFinished` to clean it up"
+                .into(),
+            subject: w.subject.clone(),
+            primary: (gpu_span.clone(), per_pod(&pod.gpus)),
+            secondary: Vec::new(),
+        };
+        cx.report_costed(report, held_cost(model, pod, pods, &pod.gpus));
+    }
+}
+
 /// A GPU container in a standing pod whose command ends in a wait that never returns.
 fn sleepers(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     for pod in &w.pods {
-        let pods = match (w.kind.as_str(), &pod.replicas) {
-            ("DaemonSet", _) => None,
-            (_, Value::Known(0, _) | Value::Unknown(_)) => continue,
-            (_, Value::Known(n, _)) => Some(*n),
-            (_, Value::Absent) => Some(1),
+        // A Job's pods count as one group.
+        let pods = if w.standing {
+            let Some(pods) = standing_pods(w, pod) else {
+                continue;
+            };
+            pods
+        } else {
+            Some(pod.replicas_at_least().0)
         };
         for c in &pod.containers {
             if !c.gpus.holds_gpus() {
@@ -614,9 +708,14 @@ fn sleeper_report(
              nothing releases the GPUs",
             w.subject
         ),
-        help: "run one-off work as a Job (it ends and frees the GPUs), debug with `kubectl \
-               debug` or a short-lived pod, or scale the workload to 0 while it is idle"
-            .into(),
+        help: if w.standing {
+            "run one-off work as a Job (it ends and frees the GPUs), debug with `kubectl \
+             debug` or a short-lived pod, or scale the workload to 0 while it is idle"
+        } else {
+            "give the Job an `activeDeadlineSeconds` so it ends, or end the command when the \
+             work is done"
+        }
+        .into(),
         subject: w.subject.clone(),
         primary: (at, "never exits".into()),
         secondary: g
