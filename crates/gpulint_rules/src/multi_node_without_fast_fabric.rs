@@ -99,7 +99,9 @@ fn pod_machines<'a>(model: &'a Inventory, pod: &'a PodShape) -> Vec<(String, Fab
 /// offer (or with the fabric switched off). On machines that offer none, says so and names
 /// shapes of the same GPU that do.
 fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
-    if w.role.known().is_none() {
+    // A collective benchmark measures the very network between its ranks.
+    let collective = w.benchmark.as_ref().is_some_and(|b| b.collective);
+    if w.role.known().is_none() && !collective {
         return;
     }
     let Some(spread) = &w.spans else {
@@ -125,7 +127,9 @@ fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         .iter()
         .find_map(|p| p.fabric.as_ref().filter(|f| !f.on));
     let why = off.map_or_else(String::new, |f| format!(" (the pod {})", f.what));
-    let work = if w.role.known() == Some(&Role::Training) {
+    let work = if collective {
+        "benchmarks"
+    } else if w.role.known() == Some(&Role::Training) {
         "trains"
     } else {
         "serves"
@@ -201,7 +205,9 @@ fn unknown_machines(
     cx: &mut RuleContext<'_>,
 ) {
     let per_pod = pod.gpus.known().map_or(0, |g| g.count);
-    let training = w.role.known() == Some(&Role::Training);
+    // A collective benchmark of multi-GPU pods is judged as training: it is its traffic.
+    let training = w.role.known() == Some(&Role::Training)
+        || w.benchmark.as_ref().is_some_and(|b| b.collective);
     let message = match off {
         Some(f) => format!(
             "`{}` {work} across {spread} pods and the pod {}: NCCL is held to TCP between nodes, \
