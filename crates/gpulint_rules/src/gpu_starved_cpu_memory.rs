@@ -70,11 +70,7 @@ impl Rule for GpuStarvedCpuMemory {
         // table).
         let set_cpu = cx.option_u64("min_cpu_per_gpu");
         let set_mem = cx.option_u64("min_memory_gib_per_gpu");
-        for w in model
-            .workloads
-            .iter()
-            .filter(|w| w.benchmark.as_ref().is_none_or(|b| b.collective))
-        {
+        for w in model.workloads.iter().filter(|w| w.benchmark.is_none()) {
             for pod in w.pods.iter().filter(|p| p.generated_by.is_none()) {
                 let Value::Known(g, gpus_span) = &pod.gpus else {
                     continue;
@@ -135,12 +131,6 @@ impl Rule for GpuStarvedCpuMemory {
                             _ => "no memory requested",
                         };
                         report_none(cx, w, pod, g, gpus_span, what, min_cpu, min_mem);
-                        // A collective benchmark binds few host threads: said, not warned.
-                        if w.benchmark.is_some()
-                            && let Some(f) = cx.findings.last_mut()
-                        {
-                            f.severity = Severity::Info;
-                        }
                         continue;
                     }
                     (None, None) => continue,
@@ -152,8 +142,11 @@ impl Rule for GpuStarvedCpuMemory {
                 };
                 let worst =
                     share(low_cpu.as_ref(), min_cpu_f).min(share(low_mem.as_ref(), min_mem_b));
-                let warn = w.benchmark.is_none()
-                    && (configured || (g.count >= 2 && worst < floor.warn_below));
+                // One GPU is rarely starved, and a request near the floor is a choice.
+                if !configured && (g.count < 2 || worst >= floor.note_below) {
+                    continue;
+                }
+                let warn = configured || worst < floor.warn_below;
                 let class = match gpu {
                     Some(gpu) if !configured => format!(" (the floor for {})", gpu.name),
                     _ => String::new(),
