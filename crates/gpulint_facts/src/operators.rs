@@ -40,6 +40,10 @@ pub struct Operator {
     /// Mounts a memory-backed `/dev/shm` in the pods it makes.
     #[serde(default)]
     pub mounts_shm: bool,
+    /// A serving engine in its pods places ranks in the other pods (a Ray cluster): one
+    /// whose parallel size is above its pod's GPUs spans pods.
+    #[serde(default)]
+    pub engines_span_pods: bool,
     /// Its pods run until someone deletes the object (a notebook server).
     #[serde(default)]
     pub standing: bool,

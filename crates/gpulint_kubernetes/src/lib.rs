@@ -17,7 +17,7 @@ mod pods;
 mod ray;
 mod role;
 
-use gpulint_facts::operators::{Ends, operator};
+use gpulint_facts::operators::{Ends, Operator, operator};
 use gpulint_model::{
     Engine, GpuRequest, Inventory, PodShape, Role, Span, Spread, Str, Taint, Value, Volume,
     VolumeSource, Workload,
@@ -249,7 +249,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         kind: kind.into(),
         name: name.map(Str::from),
         span: span(file, obj),
-        spans: spans(op.is_some_and(|o| o.distributed), group, &pods),
+        spans: spans(op, group, &pods),
         read_by: op.map(|o| o.name.as_str()),
         standing: op.is_some_and(|o| o.standing)
             || (STANDING.contains(&kind) && (api == "v1" || api == "apps/v1")),
@@ -318,14 +318,22 @@ fn clean_policy(file: FileId, obj: &YamlNode, e: &Ends) -> Value<bool> {
 }
 
 /// How many pods one run of the work spreads over when they must talk across nodes: a
-/// launcher's `--nnodes` over 1, a LeaderWorkerSet group of several pods, or a distributed
-/// job's GPU pods of 2 or more GPUs each, two or more in all (a group whose count is a
-/// placeholder counts as at least one). `None` when it does not, or a count it would need
+/// launcher's `--nnodes` over 1, a LeaderWorkerSet group of several pods, an engine whose
+/// parallel size is above its pod's GPUs and that places ranks in other pods (at least 2),
+/// or the GPU pods of an operator's distributed kind, 2 or more GPUs each, two or more in
+/// all (a group whose count is a placeholder counts as at least one). `None` when it does not, or a count it would need
 /// is unknown.
-fn spans(distributed: bool, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -> Option<Spread> {
+fn spans(
+    op: Option<&Operator>,
+    lws_group: Option<(u32, Span)>,
+    pods: &[PodShape],
+) -> Option<Spread> {
+    let distributed = op.is_some_and(|o| o.distributed);
+    let engines_span = op.is_some_and(|o| o.engines_span_pods);
     let exact = |pods: u32, span: Span| Spread {
         pods,
         exact: true,
+        stated: true,
         span,
     };
     if let Some(l) = pods
@@ -342,7 +350,11 @@ fn spans(distributed: bool, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -
     // on a Ray cluster) whose parallel size is more than its pod's GPUs: at least 2 pods.
     if let Some(sp) = pods.iter().find_map(|p| {
         let s = p.serving.as_deref()?;
-        let (_, sign) = s.spans_pods.as_ref()?;
+        let sign = match &s.spans_pods {
+            Some((_, sign)) => sign,
+            None if engines_span => &s.span,
+            None => return None,
+        };
         let size =
             (s.tp.as_ref().map_or(1, |t| t.0)).saturating_mul(s.pp.as_ref().map_or(1, |t| t.0));
         let per_pod = p.gpus.known().and_then(GpuRequest::exact_count);
@@ -351,6 +363,7 @@ fn spans(distributed: bool, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -
         return Some(Spread {
             pods: 2,
             exact: false,
+            stated: true,
             span: sp,
         });
     }
@@ -381,6 +394,7 @@ fn spans(distributed: bool, lws_group: Option<(u32, Span)>, pods: &[PodShape]) -
     (total > 1).then(|| Spread {
         pods: total,
         exact: all_exact,
+        stated: false,
         span: first
             .gpus
             .span()

@@ -54,6 +54,9 @@ pub struct Spread {
     pub pods: u32,
     /// `false`: at least `pods`.
     pub exact: bool,
+    /// Something in the pods says they talk (a launcher's nodes, a group, an engine's
+    /// ranks), not only the kind: rules judge it even when the role is unknown.
+    pub stated: bool,
     pub span: Span,
 }
 

@@ -99,14 +99,21 @@ fn pod_machines<'a>(model: &'a Inventory, pod: &'a PodShape) -> Vec<(String, Fab
 /// offer (or with the fabric switched off). On machines that offer none, says so and names
 /// shapes of the same GPU that do.
 fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
-    // A collective benchmark measures the very network between its ranks.
+    // A collective benchmark measures the very network between its ranks. Work of no known
+    // role still talks across the pods it spans (a LeaderWorkerSet group, a launcher's
+    // nodes); a check or a placeholder does not.
     let collective = w.benchmark.as_ref().is_some_and(|b| b.collective);
-    if w.role.known().is_none() && !collective {
+    if w.benchmark.is_some() && !collective {
         return;
     }
     let Some(spread) = &w.spans else {
         return;
     };
+    // Pods of a kind that may run independent tasks (a Ray cluster) talk only when the work
+    // says so.
+    if w.role.known().is_none() && !collective && !spread.stated {
+        return;
+    }
     let (nodes, span) = (spread, &spread.span);
     if w.pods
         .iter()
@@ -127,12 +134,11 @@ fn check_workload(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         .iter()
         .find_map(|p| p.fabric.as_ref().filter(|f| !f.on));
     let why = off.map_or_else(String::new, |f| format!(" (the pod {})", f.what));
-    let work = if collective {
-        "benchmarks"
-    } else if w.role.known() == Some(&Role::Training) {
-        "trains"
-    } else {
-        "serves"
+    let work = match w.role.known() {
+        _ if collective => "benchmarks",
+        Some(Role::Training) => "trains",
+        Some(Role::Inference) => "serves",
+        None => "runs GPU work",
     };
     if machines.is_empty() {
         unknown_machines(w, pod, spread, off, work, cx);
