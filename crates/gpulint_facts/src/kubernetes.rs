@@ -81,6 +81,15 @@ struct File {
     chart_values: ChartValues,
     unread: Unread,
     fabric: FabricSigns,
+    dra: Dra,
+}
+
+/// Dynamic Resource Allocation: the device classes whose devices are GPUs.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dra {
+    pub gpu_device_classes: Vec<String>,
+    pub source: String,
 }
 
 /// What in a pod says it uses the fast fabric between nodes, or turns it off.
@@ -165,6 +174,7 @@ pub struct Vocabulary {
     pub eksctl: Eksctl,
     pub chart_values: ChartValues,
     pub fabric: FabricSigns,
+    pub dra: Dra,
     /// Kinds whose YAML documents are checked for syntax only (no tree is built).
     pub unread_kinds: Vec<String>,
 }
@@ -220,6 +230,7 @@ impl Vocabulary {
             eksctl: f.eksctl,
             chart_values: f.chart_values,
             fabric: f.fabric,
+            dra: f.dra,
             unread_kinds: f.unread.kinds,
         })
     }

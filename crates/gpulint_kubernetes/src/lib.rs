@@ -122,6 +122,13 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         out.capacity.extend(eksctl::node_groups(file, obj));
         return;
     }
+    if matches!(kind, "ResourceClaimTemplate" | "ResourceClaim")
+        && api.starts_with("resource.k8s.io/")
+    {
+        out.gpu_claims
+            .extend(pods::gpu_claim(file, obj, kind == "ResourceClaimTemplate"));
+        return;
+    }
     // A name Kubernetes generates is shown by its prefix: `sample-job-*`.
     let name = obj
         .path(&["metadata", "name"])

@@ -3,7 +3,7 @@
 //! names, or of the one that offers its model format, under its own fields.
 
 use gpulint_facts::operators::{Operator, operators};
-use gpulint_model::{Inventory, MergeRef, Str, Value, Workload};
+use gpulint_model::{GpuRequest, Inventory, MergeRef, Str, Value, Workload};
 use gpulint_source::FileId;
 use gpulint_syntax::yaml::YamlNode;
 
@@ -100,6 +100,7 @@ fn resolve<'a>(r: &MergeRef, all: &'a [Workload]) -> Option<&'a Workload> {
 /// leaves what that object would give unknown: the CPU and memory requests, and
 /// `/dev/shm`.
 pub fn merge_referenced(inv: &mut Inventory) {
+    resolve_claims(inv);
     let plans: Vec<(usize, Option<usize>)> = inv
         .workloads
         .iter()
@@ -175,4 +176,44 @@ pub fn merge_referenced(inv: &mut Inventory) {
             }
         }
     }
+}
+
+/// Gives pods that claim GPUs through DRA their GPUs: each claim the pod names whose
+/// template or claim in the run asks for GPUs, summed, on the pod and on the containers
+/// that use the claim. A claim not in the run is not counted (it may be any device).
+fn resolve_claims(inv: &mut Inventory) {
+    if inv.gpu_claims.is_empty() {
+        return;
+    }
+    let claims = std::mem::take(&mut inv.gpu_claims);
+    for pod in inv.workloads.iter_mut().flat_map(|w| &mut w.pods) {
+        if pod.claims.is_empty() || pod.gpus != Value::Absent {
+            continue;
+        }
+        let mut total: Option<(GpuRequest, gpulint_model::Span)> = None;
+        for r in &pod.claims {
+            let Some(c) = claims
+                .iter()
+                .find(|c| c.claim == r.claim && c.name == r.target)
+            else {
+                continue;
+            };
+            for container in &mut pod.containers {
+                if container.claims.contains(&r.name) && container.gpus == Value::Absent {
+                    container.gpus = Value::Known(c.gpus.clone(), r.span.clone());
+                }
+            }
+            match &mut total {
+                None => total = Some((c.gpus.clone(), r.span.clone())),
+                Some((t, _)) => {
+                    t.count = t.count.saturating_add(c.gpus.count);
+                    t.exact &= c.gpus.exact;
+                }
+            }
+        }
+        if let Some((g, sp)) = total {
+            pod.gpus = Value::Known(g, sp);
+        }
+    }
+    inv.gpu_claims = claims;
 }

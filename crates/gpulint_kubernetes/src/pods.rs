@@ -6,8 +6,8 @@ use gpulint_facts::catalog;
 use gpulint_facts::kubernetes::ResourceKind;
 use gpulint_facts::operators::SpecPod;
 use gpulint_model::{
-    Container, Engine, FabricSignal, GpuRequest, Market, Mount, PodShape, Provider, Requirement,
-    Selection, Serving, Span, Str, Toleration, Value, Volume, VolumeSource,
+    ClaimRef, Container, Engine, FabricSignal, GpuClaim, GpuRequest, Market, Mount, PodShape,
+    Provider, Requirement, Selection, Serving, Span, Str, Toleration, Value, Volume, VolumeSource,
 };
 use gpulint_source::FileId;
 use gpulint_syntax::yaml::YamlNode;
@@ -81,7 +81,95 @@ pub(super) fn pod(
         fabric: None,
         generated_by: None,
         shm_by: None,
+        claims: claims(file, spec),
     }
+}
+
+/// A pod's DRA claims: `resourceClaims[]` naming a template or a claim (also in the older
+/// `source:` form).
+fn claims(file: FileId, spec: &YamlNode) -> Vec<ClaimRef> {
+    spec.get("resourceClaims")
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|c| {
+            let (target, claim) = claim_target(c).or_else(|| claim_target(c.get("source")?))?;
+            Some(ClaimRef {
+                name: word(c, "name")?,
+                target: target.as_str()?.into(),
+                claim,
+                span: span(file, target),
+            })
+        })
+        .collect()
+}
+
+/// The template (or, `true`, the claim) a pod's claim entry names.
+fn claim_target(node: &YamlNode) -> Option<(&YamlNode, bool)> {
+    match node.get("resourceClaimTemplateName") {
+        Some(t) => Some((t, false)),
+        None => Some((node.get("resourceClaimName")?, true)),
+    }
+}
+
+/// The GPUs a ResourceClaimTemplate (`template`) or ResourceClaim asks for: its device
+/// requests of a GPU device class (`[dra]` in kubernetes.toml), `count` each, 1 when not
+/// written, at least 1 for `allocationMode: All` or a count gpulint cannot read.
+pub(super) fn gpu_claim(file: FileId, obj: &YamlNode, template: bool) -> Option<GpuClaim> {
+    let spec = obj.get("spec")?;
+    let devices = if template {
+        spec.path(&["spec", "devices"])
+    } else {
+        spec.get("devices")
+    }?;
+    let classes = &catalog().kubernetes.dra.gpu_device_classes;
+    let mut total: Option<(GpuRequest, Span)> = None;
+    for r in devices
+        .get("requests")
+        .and_then(YamlNode::items)
+        .unwrap_or_default()
+    {
+        // resource.k8s.io/v1 writes a request's device under `exactly`.
+        let d = r.get("exactly").unwrap_or(r);
+        let Some(class) = d.get("deviceClassName").and_then(YamlNode::as_str) else {
+            continue;
+        };
+        if !classes.iter().any(|c| c == class) {
+            continue;
+        }
+        let all = d.get("allocationMode").and_then(YamlNode::as_str) == Some("All");
+        let (count, exact) = match d.get("count") {
+            _ if all => (1, false),
+            None => (1, true),
+            Some(n) => n
+                .as_u64()
+                .and_then(|n| u32::try_from(n).ok())
+                .map_or((1, false), |n| (n, true)),
+        };
+        match &mut total {
+            None => {
+                total = Some((
+                    GpuRequest {
+                        resource: class.to_string(),
+                        count,
+                        exact,
+                    },
+                    span(file, d),
+                ));
+            }
+            Some((t, _)) => {
+                t.count = t.count.saturating_add(count);
+                t.exact &= exact;
+            }
+        }
+    }
+    let (gpus, sp) = total?;
+    Some(GpuClaim {
+        name: obj.path(&["metadata", "name"])?.as_str()?.into(),
+        claim: !template,
+        gpus,
+        span: sp,
+    })
 }
 
 /// Kubeflow Trainer v2: `spec.trainer` has no pod template, only nodes and resources.
@@ -279,6 +367,13 @@ pub(super) fn container(file: FileId, c: &YamlNode) -> Container {
                     path: word(m, "mountPath")?,
                 })
             })
+            .collect(),
+        claims: resources
+            .and_then(|r| r.get("claims"))
+            .and_then(YamlNode::items)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|c| word(c, "name"))
             .collect(),
         cpu_request: request("cpu"),
         memory_request: request("memory"),

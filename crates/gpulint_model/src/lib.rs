@@ -18,9 +18,9 @@ pub use gpulint_facts::vocab::Str;
 
 mod workload;
 pub use workload::{
-    Autoscale, Batching, Benchmark, Container, Engine, FabricSignal, GpuRequest, GroupScaling,
-    Launcher, MergeRef, Mount, PodShape, Requirement, Selection, Serving, Spread, Taint,
-    Toleration, Volume, VolumeSource, Workload,
+    Autoscale, Batching, Benchmark, ClaimRef, Container, Engine, FabricSignal, GpuClaim,
+    GpuRequest, GroupScaling, Launcher, MergeRef, Mount, PodShape, Requirement, Selection, Serving,
+    Spread, Taint, Toleration, Volume, VolumeSource, Workload,
 };
 
 /// A byte range in one file. Twelve bytes, not twenty-four: a large run holds a span for
@@ -119,6 +119,8 @@ pub struct Inventory {
     /// span, and the tfvars line, call argument or default that gave it.
     /// With the module instance (`module.pool["h100"].`) that read them.
     pub origins: Vec<Instance>,
+    /// DRA ResourceClaimTemplates and ResourceClaims that ask for GPUs, by name.
+    pub gpu_claims: Vec<workload::GpuClaim>,
 }
 
 /// One instance of a Terraform module and where its variables' values were set: a
@@ -268,6 +270,7 @@ impl Inventory {
         self.syntax_errors.append(&mut other.syntax_errors);
         self.limits.append(&mut other.limits);
         self.origins.append(&mut other.origins);
+        self.gpu_claims.append(&mut other.gpu_claims);
     }
 
     /// [`append`](Self::append), growing each list to its new length only: a large run

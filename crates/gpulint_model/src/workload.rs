@@ -108,6 +108,31 @@ pub struct PodShape {
     pub generated_by: Option<&'static str>,
     /// The controller that mounts a memory-backed `/dev/shm` in this pod itself (KubeRay).
     pub shm_by: Option<&'static str>,
+    /// Dynamic Resource Allocation: the ResourceClaimTemplates and ResourceClaims the pod
+    /// names, with the containers that use each (by claim name in the pod).
+    pub claims: Vec<ClaimRef>,
+}
+
+/// A pod's claim on devices through Dynamic Resource Allocation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimRef {
+    /// The claim's name in the pod (`resourceClaims[].name`).
+    pub name: Str,
+    /// The ResourceClaimTemplate (or, with `claim`, the ResourceClaim) it names.
+    pub target: Str,
+    pub claim: bool,
+    pub span: Span,
+}
+
+/// The GPUs a ResourceClaimTemplate or ResourceClaim asks for (device requests of a GPU
+/// device class).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuClaim {
+    pub name: Str,
+    /// A ResourceClaim, not a template.
+    pub claim: bool,
+    pub gpus: GpuRequest,
+    pub span: Span,
 }
 
 impl PodShape {
@@ -419,6 +444,8 @@ pub struct Container {
     /// GPUs this container asks for (the pod's [`PodShape::gpus`] sums them).
     pub gpus: Value<GpuRequest>,
     pub mounts: Vec<Mount>,
+    /// The pod's DRA claims this container uses (`resources.claims[].name`).
+    pub claims: Vec<Str>,
     pub cpu_request: Value<Str>,
     pub memory_request: Value<Str>,
     /// Environment variables with literal values (`valueFrom` ones are left out).
