@@ -19,6 +19,8 @@ pub enum KindRole {
 }
 
 /// One operator's kinds.
+// Each flag is an independent column of the table, read as written.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Operator {

@@ -110,8 +110,9 @@ impl Shape {
         };
         let program = |w: &str| {
             w.contains('/')
-                || w.ends_with(".py")
-                || w.ends_with(".sh")
+                || std::path::Path::new(w)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("py") || e.eq_ignore_ascii_case("sh"))
                 || w.starts_with("python")
                 || w.starts_with("./")
         };

@@ -185,7 +185,11 @@ fn spans_pods(program: &Program, c: &Container) -> Option<(String, Span)> {
                         .zip(&sign.command)
                         // `ray start …;` and `$KUBERAY_GEN_RAY_START_CMD;` in a script
                         // end at shell punctuation.
-                        .all(|((found, _), want)| found.trim_end_matches([';', '&', '|']) == want)
+                        .all(|((found, _), want)| {
+                            let found = found.trim_end_matches([';', '&', '|']);
+                            // A script named by its path: `bash /…/multi-node-serving.sh`.
+                            found == want || found.rsplit('/').next() == Some(want.as_str())
+                        })
                 })
                 .map(|w| (sign.command.join(" "), w[0].1.clone()))
         };

@@ -47,8 +47,9 @@ const INFERENCE: &[&str] = &[
 
 /// What a workload's containers measure or check, by the benchmark table: a collective
 /// benchmark (nccl-tests, OSU) wherever it appears, even under a launcher; any other
-/// (a serving benchmark, `nvidia-smi`, a `torch.cuda` check, a CUDA sample) only when no
-/// engine, launcher, framework command or training script runs beside it. All waiting
+/// (a serving benchmark, `nvidia-smi`, a `torch.cuda` check, a CUDA sample, nvbandwidth)
+/// only when no engine, framework command or training script runs beside it (a launcher
+/// may start it). All waiting
 /// containers (`sleep`, `pause`) are a placeholder.
 pub fn benchmark(containers: &[ContainerFacts<'_>]) -> Option<Benchmark> {
     let table = workloads();
@@ -71,14 +72,10 @@ pub fn benchmark(containers: &[ContainerFacts<'_>]) -> Option<Benchmark> {
     {
         return Some(b);
     }
+    // A launcher (`mpirun`) only starts what it is given: the benchmark it runs is one.
     let works = containers.iter().any(|c| {
-        let programs = table
-            .engines
-            .iter()
-            .chain(&table.launchers)
-            .chain(&table.frameworks);
-        programs.clone().any(|p| p.command(&c.argv).is_some())
-            || table.training_script(&c.argv).is_some()
+        let mut programs = table.engines.iter().chain(&table.frameworks);
+        programs.any(|p| p.command(&c.argv).is_some()) || table.training_script(&c.argv).is_some()
     });
     if works {
         return None;
@@ -92,11 +89,22 @@ pub fn benchmark(containers: &[ContainerFacts<'_>]) -> Option<Benchmark> {
         return Some(b);
     }
     let shape = &table.shape;
+    let shown = |c: &ContainerFacts<'_>| {
+        if c.argv.is_empty() {
+            c.image.map(repository).unwrap_or_default()
+        } else {
+            let mut words: Vec<&str> = c.argv.iter().copied().take(8).collect();
+            if c.argv.len() > 8 {
+                words.push("…");
+            }
+            words.join(" ")
+        }
+    };
     (!containers.is_empty() && containers.iter().all(|c| shape.waits(c.image, &c.argv))).then(
         || Benchmark {
             name: "a placeholder",
             collective: false,
-            what: "only waits".into(),
+            what: shown(&containers[0]),
         },
     )
 }
@@ -474,6 +482,14 @@ mod tests {
             None
         );
         assert_eq!(bench(None, &["vllm", "serve", "m"]), None);
+        assert_eq!(
+            bench(None, &["mpirun", "-np", "8", "nvbandwidth", "-t", "0"]),
+            Some("nvbandwidth")
+        );
+        assert_eq!(
+            bench(None, &["mpirun", "-np", "8", "python", "train.py"]),
+            None
+        );
         assert_eq!(
             bench(
                 Some("nvcr.io/nvidia/pytorch:24.05"),

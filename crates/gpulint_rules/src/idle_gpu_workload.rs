@@ -168,14 +168,30 @@ fn lingering(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     }
 }
 
-/// The pods a standing group keeps: `None` for a DaemonSet (one per node), skipped when
-/// none or unknown.
-fn standing_pods(w: &Workload, pod: &PodShape) -> Option<Option<u32>> {
+/// The pods a standing group keeps.
+enum Kept {
+    /// A DaemonSet: one on every node.
+    OnEveryNode,
+    Pods(u32),
+}
+
+impl Kept {
+    /// As `held` and `held_cost` count pods: `None` for one on every node.
+    fn count(&self) -> Option<u32> {
+        match self {
+            Kept::OnEveryNode => None,
+            Kept::Pods(n) => Some(*n),
+        }
+    }
+}
+
+/// The pods a standing group keeps; `None` when none, or the count is unknown.
+fn standing_pods(w: &Workload, pod: &PodShape) -> Option<Kept> {
     match (w.kind.as_str(), &pod.replicas) {
-        ("DaemonSet", _) => Some(None),
+        ("DaemonSet", _) => Some(Kept::OnEveryNode),
         (_, Value::Known(0, _) | Value::Unknown(_)) => None,
-        (_, Value::Known(n, _)) => Some(Some(*n)),
-        (_, Value::Absent) => Some(Some(1)),
+        (_, Value::Known(n, _)) => Some(Kept::Pods(*n)),
+        (_, Value::Absent) => Some(Kept::Pods(1)),
     }
 }
 
@@ -184,7 +200,7 @@ fn standing_pods(w: &Workload, pod: &PodShape) -> Option<Option<u32>> {
 fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     let table = &workloads().interactive;
     for pod in &w.pods {
-        let Some(pods) = standing_pods(w, pod) else {
+        let Some(pods) = standing_pods(w, pod).map(|k| k.count()) else {
             continue;
         };
         if !pod.gpus.holds_gpus() {
@@ -215,7 +231,7 @@ fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
                 .into(),
             subject: w.subject.clone(),
             primary: (gpu_span.clone(), per_pod(&pod.gpus)),
-            secondary: vec![(c.span.clone(), server.name.to_string())],
+            secondary: vec![(c.span.clone(), server.name.clone())],
         };
         cx.report_costed(report, held_cost(model, pod, pods, &pod.gpus));
     }
@@ -229,7 +245,7 @@ fn restarts(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         return;
     }
     for pod in &w.pods {
-        let Some(pods) = standing_pods(w, pod) else {
+        let Some(pods) = standing_pods(w, pod).map(|k| k.count()) else {
             continue;
         };
         let gpu_containers = pod.containers.iter().filter(|c| c.gpus.holds_gpus());
@@ -244,12 +260,30 @@ fn restarts(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
             continue;
         };
         let held = held(pods, &pod.gpus);
-        let report = Report {
-            message: format!(
+        let loops = gpu_containers
+            .flat_map(|c| &c.argv)
+            .any(|(a, _)| matches!(a.as_str(), "while" | "until"));
+        let message = if b.name == "a placeholder" {
+            format!(
+                "`{}` keeps {held} in a pod that only waits (`{}`): a {} keeps it running or \
+                 restarts it, so the GPUs are held for nothing",
+                w.subject, b.what, w.kind
+            )
+        } else if loops {
+            format!(
+                "`{}` runs {} (`{}`) in an endless loop as a {}: it holds {held} for good, idle \
+                 between runs",
+                w.subject, b.name, b.what, w.kind
+            )
+        } else {
+            format!(
                 "`{}` runs {} (`{}`) as a {}: it exits, and Kubernetes restarts it in a loop, so \
                  it holds {held} for good",
                 w.subject, b.name, b.what, w.kind
-            ),
+            )
+        };
+        let report = Report {
+            message,
             help: "run a check or benchmark as a Job (it ends and frees the GPUs), with \
                    `ttlSecondsAfterFinished` to clean it up"
                 .into(),
@@ -266,10 +300,10 @@ fn sleepers(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     for pod in &w.pods {
         // A Job's pods count as one group.
         let pods = if w.standing {
-            let Some(pods) = standing_pods(w, pod) else {
+            let Some(kept) = standing_pods(w, pod) else {
                 continue;
             };
-            pods
+            kept.count()
         } else {
             Some(pod.replicas_at_least().0)
         };
