@@ -4,7 +4,9 @@
 use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu_hour};
 use gpulint_diagnostics::{Category, Cost, Severity};
 use gpulint_facts::workloads::{repository, workloads};
-use gpulint_model::{GpuRequest, GroupScaling, Inventory, PodShape, Span, Str, Value, Workload};
+use gpulint_model::{
+    Engine, GpuRequest, GroupScaling, Inventory, PodShape, Span, Str, Value, Workload,
+};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -30,8 +32,9 @@ impl Rule for IdleGpuWorkload {
                 restarts(model, w, cx);
             } else if w.kind == "Job" && matches!(w.ends, Value::Known(false, _)) {
                 // A Job ends when its pods do: one that waits forever, with no deadline,
-                // never does.
+                // never does, nor one whose server runs beside the work.
                 sleepers(model, w, cx);
+                job_servers(model, w, cx);
             }
         }
     }
@@ -293,6 +296,69 @@ fn restarts(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         };
         cx.report_costed(report, held_cost(model, pod, pods, &pod.gpus));
     }
+}
+
+/// A Job whose GPU container runs a server (a serving engine) beside the containers that do
+/// the work: a server never exits, so the pod, and the Job, never complete.
+fn job_servers(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
+    for pod in w.pods.iter().filter(|p| p.containers.len() > 1) {
+        let Some(s) = pod.serving.as_deref() else {
+            continue;
+        };
+        let Some(server) = pod
+            .containers
+            .iter()
+            .find(|c| c.span == s.span && c.gpus.holds_gpus())
+        else {
+            continue;
+        };
+        let Some(other) = pod.containers.iter().find(|c| c.span != s.span) else {
+            continue;
+        };
+        let n = Some(pod.replicas_at_least().0);
+        let held = held(n, &server.gpus);
+        let report = Report {
+            message: format!(
+                "`{}` runs a serving engine ({}) in container `{}` beside `{}`: a server never \
+                 exits, so the pod and the Job never complete, and it holds {held} after the \
+                 work is done",
+                w.subject,
+                engine_name(s.engine),
+                server.name,
+                other.name
+            ),
+            help: "run the server as a native sidecar (an init container with `restartPolicy: \
+                   Always`, which Kubernetes stops when the work ends), have the work stop it, \
+                   or set `activeDeadlineSeconds`"
+                .into(),
+            subject: w.subject.clone(),
+            primary: (server.span.clone(), "a server that never exits".into()),
+            secondary: server
+                .gpus
+                .span()
+                .map(|sp| (sp.clone(), per_pod(&server.gpus)))
+                .into_iter()
+                .collect(),
+        };
+        cx.report_costed(report, held_cost(model, pod, n, &server.gpus));
+    }
+}
+
+/// An engine as the workload table names it (`vLLM`, `Text Generation Inference`).
+fn engine_name(e: Engine) -> &'static str {
+    let id = match e {
+        Engine::Vllm => "vllm",
+        Engine::Tgi => "tgi",
+        Engine::Sglang => "sglang",
+        Engine::Nim => "nim",
+        Engine::Other(name) => return name,
+        Engine::Hint => return "named by annotations",
+    };
+    workloads()
+        .engines
+        .iter()
+        .find(|p| p.id == id)
+        .map_or(id, |p| p.name.as_str())
 }
 
 /// A GPU container in a standing pod whose command ends in a wait that never returns.
