@@ -75,7 +75,15 @@ pub fn benchmark(containers: &[ContainerFacts<'_>]) -> Option<Benchmark> {
     // A launcher (`mpirun`) only starts what it is given: the benchmark it runs is one.
     let works = containers.iter().any(|c| {
         let mut programs = table.engines.iter().chain(&table.frameworks);
-        programs.any(|p| p.command(&c.argv).is_some()) || table.training_script(&c.argv).is_some()
+        programs.any(|p| p.command(&c.argv).is_some())
+            || table.training_script(&c.argv).is_some()
+            // A script of its own (`nvidia-smi && python app.py`) is work gpulint cannot
+            // name, not a check.
+            || c.argv.iter().any(|a| {
+                std::path::Path::new(a)
+                    .extension()
+                    .is_some_and(|e| e.eq_ignore_ascii_case("py") || e.eq_ignore_ascii_case("sh"))
+            })
     });
     if works {
         return None;
@@ -482,6 +490,10 @@ mod tests {
             None
         );
         assert_eq!(bench(None, &["vllm", "serve", "m"]), None);
+        assert_eq!(
+            bench(None, &["sh", "-c", "nvidia-smi", "&&", "python", "app.py"]),
+            None
+        );
         assert_eq!(
             bench(None, &["mpirun", "-np", "8", "nvbandwidth", "-t", "0"]),
             Some("nvbandwidth")
