@@ -176,10 +176,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         if let Some((n, sp)) = row
             .group_size
             .iter()
-            .find_map(|p| {
-                let keys: Vec<&str> = p.iter().map(String::as_str).collect();
-                obj.path(&keys)
-            })
+            .find_map(|p| obj.path(p))
             .and_then(|n| match count(file, n) {
                 Value::Known(n, sp) => Some((n, sp)),
                 _ => None,
@@ -302,10 +299,7 @@ fn job_deadline(file: FileId, obj: &YamlNode) -> Value<bool> {
 /// Whether the work's lingering pods go when it is done: the policy as written (a
 /// placeholder is unknown), else the operator's default, pointing at the object.
 fn clean_policy(file: FileId, obj: &YamlNode, e: &Ends) -> Value<bool> {
-    let written = e.policy.iter().find_map(|p| {
-        let keys: Vec<&str> = p.iter().map(String::as_str).collect();
-        obj.path(&keys)
-    });
+    let written = e.policy.iter().find_map(|p| obj.path(p));
     match written {
         Some(n) => match n.as_str() {
             Some(v) if v.contains("{{") || v.starts_with('$') => Value::Unknown(span(file, n)),

@@ -14,9 +14,8 @@ use super::span;
 pub(super) fn reference(file: FileId, obj: &YamlNode, op: &Operator) -> Option<MergeRef> {
     let m = op.merge.as_ref()?;
     let at = |path: &[String]| {
-        let keys: Vec<&str> = path.iter().map(String::as_str).collect();
-        (!keys.is_empty())
-            .then(|| obj.path(&keys))
+        (!path.is_empty())
+            .then(|| obj.path(path))
             .flatten()
             .and_then(|n| Some((Str::from(n.as_str()?), span(file, n))))
     };
@@ -43,8 +42,7 @@ pub(super) fn offers(obj: &YamlNode, kind: &str, api: &str) -> Vec<Str> {
     else {
         return Vec::new();
     };
-    let keys: Vec<&str> = m.offers.iter().map(String::as_str).collect();
-    obj.path(&keys)
+    obj.path(&m.offers)
         .and_then(YamlNode::items)
         .unwrap_or_default()
         .iter()

@@ -696,10 +696,8 @@ pub(super) fn spec_pod(
     operator: &'static str,
     annotations: Option<&YamlNode>,
 ) -> Option<PodShape> {
-    let path = |p: &[String]| {
-        let keys: Vec<&str> = p.iter().map(String::as_str).collect();
-        (!keys.is_empty()).then(|| obj.path(&keys)).flatten()
-    };
+    // An unwritten path (no keys) names nothing, not the object.
+    let path = |p: &[String]| (!p.is_empty()).then(|| obj.path(p)).flatten();
     let at = path(&row.at)?;
     let replicas = row
         .replicas

@@ -72,8 +72,10 @@ impl YamlNode {
     }
 
     /// Follows a path of mapping keys.
-    pub fn path(&self, keys: &[&str]) -> Option<&YamlNode> {
-        keys.iter().try_fold(self, |node, key| node.get(key))
+    /// The node at `keys` below this one (this one for no keys); keys may be written
+    /// (`&["spec", "replicas"]`) or read from data (`&[String]`).
+    pub fn path<K: AsRef<str>>(&self, keys: &[K]) -> Option<&YamlNode> {
+        keys.iter().try_fold(self, |node, key| node.get(key.as_ref()))
     }
 
     pub fn entries(&self) -> Option<&[(YamlNode, YamlNode)]> {
