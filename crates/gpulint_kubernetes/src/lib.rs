@@ -287,13 +287,16 @@ fn job_deadline(file: FileId, obj: &YamlNode) -> Value<bool> {
     match spec.get("activeDeadlineSeconds") {
         Some(n) if n.as_u64().is_some() => Value::Known(true, span(file, n)),
         Some(n) => Value::Unknown(span(file, n)),
-        None => Value::Known(
-            false,
-            spec.entries()
-                .and_then(|e| e.first().map(|(k, _)| span(file, k)))
-                .unwrap_or_else(|| span(file, spec)),
-        ),
+        None => Value::Known(false, first_key(file, spec)),
     }
+}
+
+/// Where a setting missing from a map would go: its first key (the map itself when it
+/// is empty or no map), a line, not the whole block.
+fn first_key(file: FileId, map: &YamlNode) -> Span {
+    map.entries()
+        .and_then(|e| e.first().map(|(k, _)| span(file, k)))
+        .unwrap_or_else(|| span(file, map))
 }
 
 /// Whether the work's lingering pods go when it is done: the policy as written (a
@@ -307,14 +310,10 @@ fn clean_policy(file: FileId, obj: &YamlNode, e: &Ends) -> Value<bool> {
             None => Value::Unknown(span(file, n)),
         },
         // Where the policy would go: the spec's first key.
-        None => {
-            let spec = obj.get("spec").unwrap_or(obj);
-            let at = spec
-                .entries()
-                .and_then(|e| e.first().map(|(k, _)| span(file, k)))
-                .unwrap_or_else(|| span(file, spec));
-            Value::Known(e.ends_with.contains(&e.default), at)
-        }
+        None => Value::Known(
+            e.ends_with.contains(&e.default),
+            first_key(file, obj.get("spec").unwrap_or(obj)),
+        ),
     }
 }
 
