@@ -7,6 +7,7 @@ use gpulint_model::{GpuRequest, Inventory, MergeRef, Str, Value, Workload};
 use gpulint_source::FileId;
 use gpulint_syntax::yaml::YamlNode;
 
+use super::pods::add_gpus;
 use super::span;
 
 /// The reference an object of operator `op` makes, when the row merges and the object
@@ -201,13 +202,7 @@ fn resolve_claims(inv: &mut Inventory) {
                     container.gpus = Value::Known(c.gpus.clone(), r.span.clone());
                 }
             }
-            match &mut total {
-                None => total = Some((c.gpus.clone(), r.span.clone())),
-                Some((t, _)) => {
-                    t.count = t.count.saturating_add(c.gpus.count);
-                    t.exact &= c.gpus.exact;
-                }
-            }
+            add_gpus(&mut total, c.gpus.clone(), r.span.clone());
         }
         if let Some((g, sp)) = total {
             pod.gpus = Value::Known(g, sp);

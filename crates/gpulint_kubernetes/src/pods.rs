@@ -146,22 +146,12 @@ pub(super) fn gpu_claim(file: FileId, obj: &YamlNode, template: bool) -> Option<
                 .and_then(|n| u32::try_from(n).ok())
                 .map_or((1, false), |n| (n, true)),
         };
-        match &mut total {
-            None => {
-                total = Some((
-                    GpuRequest {
-                        resource: class.to_string(),
-                        count,
-                        exact,
-                    },
-                    span(file, d),
-                ));
-            }
-            Some((t, _)) => {
-                t.count = t.count.saturating_add(count);
-                t.exact &= exact;
-            }
-        }
+        let request = GpuRequest {
+            resource: class.to_string(),
+            count,
+            exact,
+        };
+        add_gpus(&mut total, request, span(file, d));
     }
     let (gpus, sp) = total?;
     Some(GpuClaim {
@@ -403,6 +393,18 @@ pub(super) fn is_gpu_resource(name: &str) -> bool {
     )
 }
 
+/// Adds `request` to a running sum of GPU requests: the first one's resource and span
+/// stand for the sum, a count that is a lower bound makes the sum one.
+pub(super) fn add_gpus(total: &mut Option<(GpuRequest, Span)>, request: GpuRequest, at: Span) {
+    match total {
+        None => *total = Some((request, at)),
+        Some((t, _)) => {
+            t.count = t.count.saturating_add(request.count);
+            t.exact &= request.exact;
+        }
+    }
+}
+
 /// GPUs one pod asks for: limits (which extended resources require), else requests.
 /// `resources` are the containers' `resources` mappings (or TrainJob's
 /// `resourcesPerNode`).
@@ -438,22 +440,12 @@ pub(super) fn gpus_of<'a>(
                 None if v.as_str().is_some_and(is_placeholder) => (1, false),
                 None => return Value::Unknown(sp),
             };
-            match &mut total {
-                None => {
-                    total = Some((
-                        GpuRequest {
-                            resource: resource.to_string(),
-                            count,
-                            exact,
-                        },
-                        sp,
-                    ));
-                }
-                Some((t, _)) => {
-                    t.count = t.count.saturating_add(count);
-                    t.exact &= exact;
-                }
-            }
+            let request = GpuRequest {
+                resource: resource.to_string(),
+                count,
+                exact,
+            };
+            add_gpus(&mut total, request, sp);
         }
     }
     match total {
