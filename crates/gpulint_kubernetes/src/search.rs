@@ -5,7 +5,7 @@
 use super::{count, span, text};
 use crate::engines::serving;
 use crate::pods::{container, fabric, gpus_of, pod};
-use gpulint_model::{PodShape, Span, Value};
+use gpulint_model::{GpuRequest, PodShape, Span, Value};
 use gpulint_source::FileId;
 use gpulint_syntax::yaml::{YamlNode, YamlValue};
 
@@ -35,37 +35,31 @@ pub(crate) fn find_pods<'a>(
             }
             // KServe's `predictor.model`: a container-like spec under a runtime.
             if let Some(model) = node.get("model").filter(|m| m.get("modelFormat").is_some()) {
-                let mut p = pod(
+                let gpus = gpus_of(file, model.get("resources"));
+                let r = replicas(file, ancestors);
+                out.push(container_pod(
                     file,
-                    "predictor".into(),
+                    "predictor",
                     node,
-                    replicas(file, ancestors),
+                    model,
+                    gpus,
+                    r,
                     annotations,
-                );
-                p.containers.push(container(file, model));
-                p.gpus = gpus_of(file, model.get("resources"));
-                p.serving = serving(file, &p.containers, annotations).map(Box::new);
-                out.push(p);
+                ));
                 return;
             }
             // Any other container-like spec that asks for GPUs (OME's `runner`, `leader` and
             // `worker`, a runtime's engine): a pod of that one container.
-            if node.get("image").and_then(YamlNode::as_str).is_some()
-                && gpus_of(file, node.get("resources")).holds_gpus()
-            {
+            // Read only for a map with an image: the search visits every map.
+            let gpus = node
+                .get("image")
+                .and_then(YamlNode::as_str)
+                .map(|_| gpus_of(file, node.get("resources")));
+            if let Some(gpus) = gpus.filter(Value::holds_gpus) {
                 // Pod-level fields (volumes, node selectors) sit beside it.
                 let spec = ancestors.last().map_or(node, |(parent, _)| *parent);
-                let mut p = pod(
-                    file,
-                    name.to_string(),
-                    spec,
-                    replicas(file, ancestors),
-                    annotations,
-                );
-                p.containers.clear();
-                p.containers.push(container(file, node));
-                p.gpus = gpus_of(file, node.get("resources"));
-                p.serving = serving(file, &p.containers, annotations).map(Box::new);
+                let r = replicas(file, ancestors);
+                let mut p = container_pod(file, name, spec, node, gpus, r, annotations);
                 p.fabric = fabric(file, node, None);
                 out.push(p);
                 return;
@@ -92,6 +86,24 @@ pub(crate) fn find_pods<'a>(
         }
         YamlValue::Scalar(_) => {}
     }
+}
+
+/// A pod of one container-like spec `c` (no `containers` list), with the pod-level fields
+/// of `spec` (which holds no `containers` either, or the search would have taken it).
+fn container_pod(
+    file: FileId,
+    group: &str,
+    spec: &YamlNode,
+    c: &YamlNode,
+    gpus: Value<GpuRequest>,
+    replicas: Value<u32>,
+    annotations: Option<&YamlNode>,
+) -> PodShape {
+    let mut p = pod(file, group.to_string(), spec, replicas, annotations);
+    p.containers = vec![container(file, c)];
+    p.gpus = gpus;
+    p.serving = serving(file, &p.containers, annotations).map(Box::new);
+    p
 }
 
 /// The replica group a pod spec belongs to: the key above `template` (`Worker`,
