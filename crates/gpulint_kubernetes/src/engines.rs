@@ -224,13 +224,7 @@ pub(super) fn serving(
         else {
             continue;
         };
-        let engine = match program.id.as_str() {
-            "vllm" => Engine::Vllm,
-            "tgi" => Engine::Tgi,
-            "sglang" => Engine::Sglang,
-            "nim" => Engine::Nim,
-            _ => Engine::Other(program.name.as_str()),
-        };
+        let engine = Engine::from_row(&program.id, program.name.as_str());
         // TGI reads its launcher flags from the environment too (`MODEL_ID`, `NUM_SHARD`).
         let env_or = |flag: Option<(String, Span)>, var: &str| flag.or_else(|| c.env_var(var));
         let mut s = match engine {

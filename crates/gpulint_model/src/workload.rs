@@ -245,6 +245,30 @@ pub enum Engine {
     Hint,
 }
 
+impl Engine {
+    /// The engines whose flags gpulint reads, by their id in the workload table.
+    const READ: [(&'static str, Engine); 4] = [
+        ("vllm", Engine::Vllm),
+        ("tgi", Engine::Tgi),
+        ("sglang", Engine::Sglang),
+        ("nim", Engine::Nim),
+    ];
+
+    /// The engine of the workload table's row `id`, named `name` when its flags are not
+    /// read.
+    pub fn from_row(id: &str, name: &'static str) -> Engine {
+        Self::READ
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map_or(Engine::Other(name), |(_, e)| *e)
+    }
+
+    /// Its row's id in the workload table, for the engines whose flags are read.
+    pub fn id(self) -> Option<&'static str> {
+        Self::READ.iter().find(|(_, e)| *e == self).map(|(i, _)| *i)
+    }
+}
+
 /// What an inference server is told.
 #[derive(Clone, Debug)]
 pub struct Serving {

@@ -346,13 +346,10 @@ fn job_servers(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
 
 /// An engine as the workload table names it (`vLLM`, `Text Generation Inference`).
 fn engine_name(e: Engine) -> &'static str {
-    let id = match e {
-        Engine::Vllm => "vllm",
-        Engine::Tgi => "tgi",
-        Engine::Sglang => "sglang",
-        Engine::Nim => "nim",
-        Engine::Other(name) => return name,
-        Engine::Hint => return "named by annotations",
+    let id = match (e, e.id()) {
+        (Engine::Other(name), _) => return name,
+        (_, Some(id)) => id,
+        (_, None) => return "named by annotations",
     };
     workloads()
         .engines
