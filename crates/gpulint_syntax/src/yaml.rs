@@ -75,7 +75,8 @@ impl YamlNode {
     /// The node at `keys` below this one (this one for no keys); keys may be written
     /// (`&["spec", "replicas"]`) or read from data (`&[String]`).
     pub fn path<K: AsRef<str>>(&self, keys: &[K]) -> Option<&YamlNode> {
-        keys.iter().try_fold(self, |node, key| node.get(key.as_ref()))
+        keys.iter()
+            .try_fold(self, |node, key| node.get(key.as_ref()))
     }
 
     pub fn entries(&self) -> Option<&[(YamlNode, YamlNode)]> {
