@@ -425,6 +425,46 @@ pub fn pod_gpu(
     one(gpus).map(|g| (g, span))
 }
 
+/// The GPUs a pod could land on when [`pod_gpu`] cannot name one: the types its selection,
+/// instance types or landing capacity allow (with the place that says so), else every GPU
+/// in the catalog (no place). Empty when a named type is not in the catalog.
+pub fn pod_gpu_choices(
+    model: &Inventory,
+    pod: &gpulint_model::PodShape,
+) -> (Vec<&'static gpulint_facts::Gpu>, Option<Span>) {
+    let cat = gpulint_facts::catalog();
+    if let Some((gpus, span)) = &pod.selection.gpus {
+        return (gpus.clone(), Some(span.clone()));
+    }
+    if let Some((types, span)) = &pod.selection.instance_types {
+        let gpus: Option<Vec<_>> = types
+            .iter()
+            .map(|t| cat.instance_any(t).map(|i| i.gpu))
+            .collect();
+        return (gpus.unwrap_or_default(), Some(span.clone()));
+    }
+    let landing: Vec<_> = model.landing(pod).collect();
+    if !landing.is_empty() {
+        let (mut gpus, mut at) = (Vec::new(), None);
+        for c in &landing {
+            match c.gpu_machines() {
+                Some((machines, span)) => {
+                    gpus.extend(
+                        machines
+                            .iter()
+                            .filter_map(|m| m.gpus.as_ref().map(|g| g.gpu)),
+                    );
+                    at.get_or_insert_with(|| span.clone());
+                }
+                // A pool of machines gpulint cannot tell: any GPU.
+                None => return (cat.gpus.clone(), None),
+            }
+        }
+        return (gpus, at);
+    }
+    (cat.gpus.clone(), None)
+}
+
 /// What a pod's GPUs cost where it lands: the machine it lands on, priced, and how many
 /// GPUs that machine has (one GPU is that share of its price).
 pub struct GpuHour {

@@ -1,12 +1,12 @@
 //! `model-exceeds-gpu-memory`: the model served does not fit the GPUs the pod is given.
 
-use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu, served};
+use super::{Report, Rule, RuleContext, RuleMeta, Served, pod_gpu, pod_gpu_choices, served};
 use gpulint_diagnostics::{Category, Severity};
 use gpulint_facts::Confidence;
 use gpulint_fit::engine::engine;
 use gpulint_fit::plan::cheapest_fix;
-use gpulint_fit::{Fit, estimate, human_bytes, verdict};
-use gpulint_model::{Inventory, Value};
+use gpulint_fit::{Fit, Verdict, estimate, human_bytes, verdict};
+use gpulint_model::{Inventory, PodShape, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
@@ -21,7 +21,7 @@ impl Rule for ModelExceedsGpuMemory {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
             for pod in &w.pods {
-                let (Some(s), Some((gpu, gpu_span))) = (served(pod), pod_gpu(model, pod)) else {
+                let Some(s) = served(pod) else {
                     continue;
                 };
                 // Tensor × pipeline parallel beyond the GPUs given is another rule's finding.
@@ -31,6 +31,13 @@ impl Rule for ModelExceedsGpuMemory {
                 if s.request.gpus > given.count {
                     continue;
                 }
+                let Some((gpu, gpu_span)) = pod_gpu(model, pod) else {
+                    // Whole GPUs of a type gpulint cannot name (a MIG slice is another size).
+                    if given.resource.ends_with("/gpu") {
+                        beyond_every_gpu(model, w, pod, &s, cx);
+                    }
+                    continue;
+                };
                 // Never fail a build on an unconfirmed fact.
                 if gpu.confidence == Confidence::U
                     || s.request
@@ -135,4 +142,88 @@ impl Rule for ModelExceedsGpuMemory {
             }
         }
     }
+}
+
+/// The bound when the GPU type is not known: the model does not fit even the GPU with the
+/// most memory among those the pod could land on (every catalog GPU when nothing narrows
+/// them), on the count it is given. Said with the bound and what was assumed.
+fn beyond_every_gpu(
+    model: &Inventory,
+    w: &Workload,
+    pod: &PodShape,
+    s: &Served,
+    cx: &mut RuleContext<'_>,
+) {
+    let r = &s.request;
+    if r.spec.is_some_and(|m| m.confidence == Confidence::U) {
+        return;
+    }
+    let (choices, narrowed) = pod_gpu_choices(model, pod);
+    let mut closest = None;
+    for gpu in choices {
+        // An unconfirmed GPU may be the one it fits.
+        if gpu.confidence == Confidence::U {
+            return;
+        }
+        let e = estimate(r, Some(gpu));
+        let v = verdict(&e, r, gpu);
+        if v.verdict != Fit::DoesNotFit {
+            return;
+        }
+        if closest
+            .as_ref()
+            .is_none_or(|(_, c): &(_, Verdict)| v.shortfall_bytes < c.shortfall_bytes)
+        {
+            closest = Some((gpu, v));
+        }
+    }
+    let Some((gpu, v)) = closest else { return };
+    let (of, among) = if narrowed.is_some() {
+        (
+            "of the types it may land on",
+            "the GPU types it may land on",
+        )
+    } else {
+        (
+            "whose type is not written",
+            "every GPU in gpulint's catalog, since its GPU type is not written",
+        )
+    };
+    let mut secondary = vec![(
+        pod.gpus.span().cloned().unwrap_or_else(|| pod.span.clone()),
+        format!("{} GPUs {of}", r.gpus),
+    )];
+    if let Some(at) = narrowed {
+        secondary.push((at, "the GPU types it may land on".into()));
+    }
+    cx.report(Report {
+        message: format!(
+            "`{}` serves {} at {} on {} GPUs {of}, and fits none of them: even on {} × {}, the \
+             closest, it needs {} per GPU against {} budgeted, {} short, beyond the estimate's \
+             ±{} band",
+            w.subject,
+            s.label,
+            r.precision,
+            r.gpus,
+            r.gpus,
+            gpu.name,
+            human_bytes(v.need_bytes),
+            human_bytes(v.usable_bytes),
+            human_bytes(v.shortfall_bytes),
+            human_bytes(v.band_bytes),
+        ),
+        help: format!(
+            "give it more GPUs (tensor or pipeline parallel over them), quantize the weights, \
+             or serve a smaller model; checked against {among}; `gpulint fit --model {} --gpu \
+             {} --gpus {}` shows the breakdown",
+            s.label, gpu.id, r.gpus
+        )
+        .into(),
+        subject: w.subject.clone(),
+        primary: (
+            s.model_span.clone(),
+            format!("needs {} per GPU", human_bytes(v.need_bytes)),
+        ),
+        secondary,
+    });
 }
