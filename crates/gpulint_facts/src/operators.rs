@@ -49,6 +49,9 @@ pub struct Operator {
     /// Its pods run until someone deletes the object (a notebook server).
     #[serde(default)]
     pub standing: bool,
+    /// Its objects are interactive sessions a person works in (a notebook, a shell), as
+    /// findings name them: `a Kubeflow notebook`.
+    pub session: Option<String>,
     /// Objects it merges into the pods (a KServe runtime into the predictor).
     pub merge: Option<Merge>,
     /// Replica groups that outlive the work unless a policy removes them (MPI workers).
@@ -77,6 +80,11 @@ pub struct Merge {
     #[serde(default)]
     pub offers: Vec<String>,
     pub auto_select: Option<String>,
+    /// The replica group of the merged object whose pod is merged (a training runtime's
+    /// `node`); its first pod otherwise.
+    pub pod: Option<String>,
+    /// What the merged object is to the user, in messages: `its serving runtime`.
+    pub what: String,
 }
 
 /// A policy that decides whether some groups' pods outlive the work (`cleanPodPolicy`).
@@ -119,6 +127,41 @@ pub struct SpecPod {
     /// in the object: only the pod's shape is the user's.
     #[serde(default)]
     pub generated: bool,
+    /// Where a spec that is not written as a container keeps a container's fields (Run:ai's
+    /// `gpu`, `cpu`, `arguments`), each a list of paths from `at`, the first written.
+    pub fields: Option<Fields>,
+}
+
+/// A container's fields in a spec of another shape, paths from the spec.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fields {
+    /// Each field may be a map holding its value under this key (`gpu: {value: "1"}`).
+    pub wrapped: Option<String>,
+    #[serde(default)]
+    pub image: Vec<Vec<String>>,
+    #[serde(default)]
+    pub command: Vec<Vec<String>>,
+    #[serde(default)]
+    pub args: Vec<Vec<String>>,
+    /// Whole NVIDIA GPUs.
+    #[serde(default)]
+    pub gpus: Vec<Vec<String>>,
+    #[serde(default)]
+    pub cpu: Vec<Vec<String>>,
+    #[serde(default)]
+    pub memory: Vec<Vec<String>>,
+    /// A flag that, true, has the operator mount a large memory-backed `/dev/shm`.
+    #[serde(default)]
+    pub large_shm: Vec<Vec<String>>,
+    /// Persistent claims mounted: a list (or a map) of items naming the claim under
+    /// `claim_name` and its mount path under `claim_path`.
+    #[serde(default)]
+    pub claims: Vec<Vec<String>>,
+    #[serde(default)]
+    pub claim_name: String,
+    #[serde(default)]
+    pub claim_path: String,
 }
 
 impl Operator {

@@ -16,6 +16,7 @@ mod llmisvc;
 mod pods;
 mod ray;
 mod role;
+mod translate;
 
 use gpulint_facts::operators::{Ends, Operator, operator};
 use gpulint_model::{
@@ -257,6 +258,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         read_by: op.map(|o| o.name.as_str()),
         standing: op.is_some_and(|o| o.standing)
             || (STANDING.contains(&kind) && (api == "v1" || api == "apps/v1")),
+        session: op.and_then(|o| o.session.as_deref()),
         lingering,
         merge: op
             .and_then(|o| merge::reference(file, obj, o))

@@ -3,7 +3,7 @@
 //! names, or of the one that offers its model format, under its own fields.
 
 use gpulint_facts::operators::{Operator, operators};
-use gpulint_model::{GpuRequest, Inventory, MergeRef, Str, Value, Workload};
+use gpulint_model::{GpuRequest, Inventory, MergeRef, PodShape, Str, Value, Workload};
 use gpulint_source::FileId;
 use gpulint_syntax::yaml::YamlNode;
 
@@ -12,7 +12,7 @@ use super::span;
 
 /// The reference an object of operator `op` makes, when the row merges and the object
 /// names an object or a format.
-pub(super) fn reference(file: FileId, obj: &YamlNode, op: &Operator) -> Option<MergeRef> {
+pub(super) fn reference(file: FileId, obj: &YamlNode, op: &'static Operator) -> Option<MergeRef> {
     let m = op.merge.as_ref()?;
     let at = |path: &[String]| {
         (!path.is_empty())
@@ -27,6 +27,8 @@ pub(super) fn reference(file: FileId, obj: &YamlNode, op: &Operator) -> Option<M
         kinds: m.kinds.iter().map(Str::from).collect(),
         name: name.map(|(n, _)| n),
         format: format.map(|(f, _)| f),
+        pod: m.pod.as_deref().map(Str::from),
+        what: m.what.as_str(),
         span,
     })
 }
@@ -100,40 +102,63 @@ fn resolve<'a>(r: &MergeRef, all: &'a [Workload]) -> Option<&'a Workload> {
 /// `/dev/shm`.
 pub fn merge_referenced(inv: &mut Inventory) {
     resolve_claims(inv);
-    let plans: Vec<(usize, Option<usize>)> = inv
+    let plans: Vec<(usize, Option<PodShape>)> = inv
         .workloads
         .iter()
         .enumerate()
         .filter_map(|(i, w)| {
             let r = w.merge.as_ref()?;
-            let found = resolve(r, &inv.workloads)
-                .and_then(|t| inv.workloads.iter().position(|w| std::ptr::eq(w, t)));
-            Some((i, found))
+            let from = resolve(r, &inv.workloads).and_then(|t| {
+                let by_group = r
+                    .pod
+                    .as_ref()
+                    .and_then(|g| t.pods.iter().find(|p| p.group == *g));
+                by_group.or_else(|| t.pods.first()).cloned()
+            });
+            Some((i, from))
         })
         .collect();
-    for (i, found) in plans {
-        let from = found.and_then(|j| inv.workloads[j].pods.first().cloned());
+    for (i, from) in plans {
         let w = &mut inv.workloads[i];
-        let at = w.merge.as_ref().map(|r| r.span.clone());
+        let Some(r) = w.merge.as_deref() else {
+            continue;
+        };
+        let (at, what) = (r.span.clone(), r.what);
         for pod in &mut w.pods {
             let Some(from) = &from else {
                 // Not in the run: what it gives is unknown, never missing.
                 for c in &mut pod.containers {
-                    if c.cpu_request == Value::Absent
-                        && let Some(at) = &at
-                    {
+                    if c.cpu_request == Value::Absent {
                         c.cpu_request = Value::Unknown(at.clone());
                     }
-                    if c.memory_request == Value::Absent
-                        && let Some(at) = &at
-                    {
+                    if c.memory_request == Value::Absent {
                         c.memory_request = Value::Unknown(at.clone());
                     }
                 }
-                pod.shm_by
-                    .get_or_insert("its serving runtime, not in this run");
+                pod.shm_by.get_or_insert(what);
                 continue;
             };
+            // What the pod leaves out, the merged pod gives: its GPUs, its count, how it
+            // is placed and wired.
+            if pod.gpus == Value::Absent {
+                pod.gpus.clone_from(&from.gpus);
+            }
+            if pod.replicas == Value::Absent {
+                pod.replicas.clone_from(&from.replicas);
+            }
+            if pod.fabric.is_none() {
+                pod.fabric.clone_from(&from.fabric);
+            }
+            if pod.tolerations.is_empty() {
+                pod.tolerations.clone_from(&from.tolerations);
+            }
+            if pod.requirements.is_empty() {
+                pod.requirements.clone_from(&from.requirements);
+            }
+            if pod.launcher.is_none() {
+                pod.launcher.clone_from(&from.launcher);
+            }
+            pod.shm_by = pod.shm_by.or(from.shm_by);
             for v in &from.volumes {
                 if !pod.volumes.iter().any(|x| x.name == v.name) {
                     pod.volumes.push(v.clone());
@@ -152,6 +177,9 @@ pub fn merge_referenced(inv: &mut Inventory) {
             }
             if c.memory_request == Value::Absent {
                 c.memory_request = base.memory_request.clone();
+            }
+            if c.gpus == Value::Absent {
+                c.gpus = base.gpus.clone();
             }
             if c.image.is_none() {
                 c.image.clone_from(&base.image);
@@ -209,4 +237,112 @@ fn resolve_claims(inv: &mut Inventory) {
         }
     }
     inv.gpu_claims = claims;
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tests::lower_text;
+    use gpulint_model::{Str, Value};
+
+    const RUNTIME: &str = "
+apiVersion: trainer.kubeflow.org/v1alpha1
+kind: ClusterTrainingRuntime
+metadata: { name: torch-8gpu }
+spec:
+  template:
+    spec:
+      replicatedJobs:
+        - name: dataset-initializer
+          template:
+            spec:
+              template:
+                spec:
+                  containers: [{ name: init, image: ghcr.io/kubeflow/trainer/dataset-initializer }]
+        - name: node
+          template:
+            spec:
+              template:
+                spec:
+                  tolerations: [{ key: nvidia.com/gpu, operator: Exists }]
+                  containers:
+                    - name: node
+                      image: pytorch/pytorch:2.7.1
+                      resources:
+                        requests: { cpu: '32', memory: 256Gi }
+                        limits: { nvidia.com/gpu: 8 }
+---
+";
+
+    #[test]
+    fn a_train_job_takes_its_runtimes_node_job() {
+        let mut inv = lower_text(&format!(
+            "{RUNTIME}apiVersion: trainer.kubeflow.org/v1alpha1
+kind: TrainJob
+metadata: {{ name: tune }}
+spec:
+  runtimeRef: {{ name: torch-8gpu }}
+  trainer:
+    numNodes: 2
+    command: [torchrun, train.py]
+"
+        ));
+        super::merge_referenced(&mut inv);
+        let job = &inv.workloads[1];
+        assert_eq!(job.read_by, Some("Kubeflow Trainer"));
+        let pod = &job.pods[0];
+        // The node job, not the initializer: its GPUs, requests, image and tolerations.
+        assert_eq!(pod.gpus.known().map(|g| g.count), Some(8));
+        assert_eq!(pod.replicas.known(), Some(&2));
+        assert_eq!(pod.tolerations.len(), 1);
+        let c = &pod.containers[0];
+        assert_eq!(c.image.as_deref(), Some("pytorch/pytorch:2.7.1"));
+        assert_eq!(c.cpu_request.known().map(Str::as_str), Some("32"));
+        // What the TrainJob writes wins.
+        assert_eq!(c.argv.first().map(|(s, _)| s.as_str()), Some("torchrun"));
+    }
+
+    #[test]
+    fn a_preset_not_in_the_run_leaves_requests_unknown() {
+        let mut inv = lower_text(
+            "apiVersion: llm-d.ai/v1alpha1
+kind: ModelService
+metadata: { name: llama }
+spec:
+  baseConfigMapRef: { name: basic-gpu-preset }
+  decode:
+    replicas: 1
+    containers:
+      - name: vllm
+        resources: { limits: { nvidia.com/gpu: 1 } }
+",
+        );
+        super::merge_referenced(&mut inv);
+        let w = &inv.workloads[0];
+        assert_eq!(w.read_by, Some("llm-d ModelService"));
+        let c = &w.pods[0].containers[0];
+        assert!(matches!(c.cpu_request, Value::Unknown(_)));
+        assert!(matches!(c.memory_request, Value::Unknown(_)));
+        assert_eq!(w.pods[0].shm_by, Some("its base preset"));
+    }
+
+    #[test]
+    fn an_argo_workflow_step_is_read() {
+        let inv = lower_text(
+            "apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata: { generateName: train- }
+spec:
+  entrypoint: train
+  templates:
+    - name: train
+      container:
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        command: [torchrun, --nproc_per_node=4, train.py]
+        resources: { limits: { nvidia.com/gpu: 4 } }
+",
+        );
+        let w = &inv.workloads[0];
+        assert_eq!(w.read_by, Some("Argo Workflows"));
+        assert_eq!(w.pods[0].gpus.known().map(|g| g.count), Some(4));
+    }
 }

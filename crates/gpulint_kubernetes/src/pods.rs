@@ -691,11 +691,22 @@ pub(super) fn spec_pod(
     // An unwritten path (no keys) names nothing, not the object.
     let path = |p: &[String]| (!p.is_empty()).then(|| obj.path(p)).flatten();
     let at = path(&row.at)?;
+    let wrapped = row.fields.as_ref().and_then(|f| f.wrapped.as_deref());
     let replicas = row
         .replicas
         .iter()
         .find_map(|p| path(p))
+        .map(|n| wrapped.and_then(|k| n.get(k)).unwrap_or(n))
         .map_or(Value::Absent, |n| count(file, n));
+    if let Some(fields) = &row.fields {
+        let (spec, large_shm) = crate::translate::pod_spec(at, fields);
+        let mut p = pod(file, "spec".into(), &spec, replicas, annotations);
+        p.fabric = fabric(file, &spec, Some(obj));
+        if large_shm {
+            p.shm_by = Some(operator);
+        }
+        return Some(p);
+    }
     let mut p = pod(file, "spec".into(), at, replicas, annotations);
     let mut c = container(file, at);
     if let Some(image) = path(&row.image).and_then(YamlNode::as_str) {

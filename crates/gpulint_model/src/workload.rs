@@ -30,6 +30,9 @@ pub struct Workload {
     /// Its pods run until someone deletes it: a Pod, Deployment, StatefulSet, ReplicaSet
     /// or DaemonSet, or an operator kind the table marks `standing` (a Kubeflow Notebook).
     pub standing: bool,
+    /// An interactive session by its kind, as the operator table names it (`a Kubeflow
+    /// notebook`), whatever image it runs.
+    pub session: Option<&'static str>,
     /// Replica groups whose pods stay up after the work is done unless `ends` is true
     /// (MPI workers, by the operator table).
     pub lingering: Vec<Str>,
@@ -157,6 +160,10 @@ pub struct MergeRef {
     pub name: Option<Str>,
     /// The format asked for, chosen among the objects that offer it when no name is.
     pub format: Option<Str>,
+    /// The replica group of the merged object whose pod is merged; its first otherwise.
+    pub pod: Option<Str>,
+    /// What the merged object is to the user: `its serving runtime`.
+    pub what: &'static str,
     /// The reference (or the object, when only a format chooses).
     pub span: Span,
 }

@@ -215,7 +215,12 @@ fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
             let p = table.iter().find(|p| {
                 p.command(&words).is_some() || repo.as_deref().is_some_and(|r| p.image(r))
             })?;
-            Some((p, c))
+            Some((p.name.as_str(), c))
+        });
+        // A session kind is one whatever it runs.
+        let found = found.or_else(|| {
+            let c = pod.containers.iter().find(|c| c.gpus.holds_gpus());
+            Some((w.session?, c.or(pod.containers.first())?))
         });
         let Some((server, c)) = found else { continue };
         let Some(gpu_span) = pod.gpus.span() else {
@@ -226,7 +231,7 @@ fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
             message: format!(
                 "`{}` holds {held} for {}: a person works in it by hand, so the GPUs sit idle \
                  between cells, overnight and at weekends, and nothing in the manifest stops it",
-                w.subject, server.name
+                w.subject, server
             ),
             help: "cull idle servers (Kubeflow's notebook controller with `ENABLE_CULLING` and \
                    `CULL_IDLE_TIME`, JupyterHub's idle culler), scale to 0 when not in use, or \
@@ -234,7 +239,7 @@ fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
                 .into(),
             subject: w.subject.clone(),
             primary: (gpu_span.clone(), per_pod(&pod.gpus)),
-            secondary: vec![(c.span.clone(), server.name.clone())],
+            secondary: vec![(c.span.clone(), server.to_string())],
         };
         cx.report_costed(report, held_cost(model, pod, pods, &pod.gpus));
     }

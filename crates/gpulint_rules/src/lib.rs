@@ -271,13 +271,43 @@ pub fn run(
     options: &std::collections::BTreeMap<String, toml::Table>,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
+    // Where each workload is written: a finding on a workload that points outside it points
+    // at an object merged into it.
+    let written: std::collections::HashMap<&str, &Span> = model
+        .workloads
+        .iter()
+        .map(|w| (w.subject.as_str(), &w.span))
+        .collect();
+    let merged_in = |f: &Finding| {
+        written.get(f.subject.as_str()).is_some_and(|w| {
+            let (r, at) = (w.range(), f.primary.span.clone().unwrap_or_default());
+            w.file != f.primary.file || at.start < r.start || at.end > r.end
+        })
+    };
     for entry in selected {
         let mut cx = RuleContext::new(entry, options.get(entry.id));
         entry.rule.check(model, &mut cx);
         // Groups that share one spec (a YAML alias: `*task-spec`) are one place to change:
-        // one finding.
+        // one finding. So are objects that take it from one merged object (a training
+        // runtime under several TrainJobs): one finding at the merged object.
+        let place = |f: &Finding| {
+            (
+                f.primary.file,
+                f.primary.span.clone().map(|r| (r.start, r.end)),
+                f.message.replacen(&format!("`{}`", f.subject), "", 1),
+            )
+        };
+        let mut owned: std::collections::HashSet<_> = cx
+            .findings
+            .iter()
+            .filter(|f| !merged_in(f))
+            .map(place)
+            .collect();
         let mut seen = std::collections::HashSet::new();
         cx.findings.retain(|f| {
+            if merged_in(f) {
+                return owned.insert(place(f));
+            }
             seen.insert((
                 f.primary.file,
                 f.primary.span.clone().map(|r| (r.start, r.end)),
