@@ -13,6 +13,7 @@
 
 pub mod policy_ids;
 pub mod suppress;
+mod waits;
 
 use gpulint_diagnostics::{Category, Finding, Label, Severity};
 use gpulint_model::{Inventory, Span};
