@@ -82,6 +82,7 @@ pub(super) fn pod(
         generated_by: None,
         shm_by: None,
         claims: claims(file, spec),
+        restart: word(spec, "restartPolicy"),
     }
 }
 

@@ -114,6 +114,8 @@ pub struct PodShape {
     /// Dynamic Resource Allocation: the ResourceClaimTemplates and ResourceClaims the pod
     /// names, with the containers that use each (by claim name in the pod).
     pub claims: Vec<ClaimRef>,
+    /// `restartPolicy` as written (a bare Pod's default is `Always`).
+    pub restart: Option<Str>,
 }
 
 /// A pod's claim on devices through Dynamic Resource Allocation.

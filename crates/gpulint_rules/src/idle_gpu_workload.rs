@@ -1,11 +1,13 @@
 //! `idle-gpu-workload`: a standing workload that holds GPUs with nothing to release them:
 //! a Ray cluster whose GPU groups never scale down, a GPU pod that sleeps forever.
 
-use super::waits::forever_wait;
+use super::waits::{forever_wait, trailing_wait};
 use super::{Report, Rule, RuleContext, RuleMeta, pod_gpu_hour};
 use gpulint_diagnostics::{Category, Cost, Severity};
 use gpulint_facts::workloads::{repository, workloads};
-use gpulint_model::{Engine, GpuRequest, GroupScaling, Inventory, PodShape, Span, Value, Workload};
+use gpulint_model::{
+    Container, Engine, GpuRequest, GroupScaling, Inventory, PodShape, Span, Value, Workload,
+};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -242,13 +244,17 @@ fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
 }
 
 /// A benchmark or check (the benchmark table) in a controller that restarts its pods: it
-/// exits and runs again, holding the GPUs for good. A bare Pod may be told not to restart.
+/// exits and runs again, holding the GPUs for good. So does a bare Pod, unless told not to
+/// restart (`restartPolicy: Never` or `OnFailure`; `Always` is the default).
 fn restarts(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
     let Some(b) = &w.benchmark else { return };
-    if w.kind == "Pod" || b.collective {
+    if b.collective {
         return;
     }
     for pod in &w.pods {
+        if w.kind == "Pod" && pod.restart.as_deref().is_some_and(|r| r != "Always") {
+            continue;
+        }
         let Some(pods) = standing_pods(w, pod).map(|k| k.count()) else {
             continue;
         };
@@ -288,9 +294,14 @@ fn restarts(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         };
         let report = Report {
             message,
-            help: "run a check or benchmark as a Job (it ends and frees the GPUs), with \
-                   `ttlSecondsAfterFinished` to clean it up"
-                .into(),
+            help: if w.kind == "Pod" {
+                "set `restartPolicy: Never` (the default, `Always`, restarts it when it exits), \
+                 or run it as a Job with `ttlSecondsAfterFinished`"
+            } else {
+                "run a check or benchmark as a Job (it ends and frees the GPUs), with \
+                 `ttlSecondsAfterFinished` to clean it up"
+            }
+            .into(),
             subject: w.subject.clone(),
             primary: (gpu_span.clone(), per_pod(&pod.gpus)),
             secondary: Vec::new(),
@@ -376,6 +387,7 @@ fn sleepers(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
                 continue;
             }
             let Some(wait) = forever_wait(&c.argv) else {
+                checked_then_waits(model, w, pod, c, pods, cx);
                 continue;
             };
             cx.report_costed(
@@ -383,6 +395,53 @@ fn sleepers(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
                 held_cost(model, pod, pods, &c.gpus),
             );
         }
+    }
+}
+
+/// A check that holds the GPUs this long after it is done is worth a note.
+const CHECK_IDLE_SECONDS: f64 = 3_600.0;
+
+/// A check (the benchmark table, not a collective one) whose command then waits an hour or
+/// more, though not forever: the GPUs sit idle that long after the check. A note.
+fn checked_then_waits(
+    model: &Inventory,
+    w: &Workload,
+    pod: &PodShape,
+    c: &Container,
+    pods: Option<u32>,
+    cx: &mut RuleContext<'_>,
+) {
+    let Some(b) = w.benchmark.as_ref().filter(|b| !b.collective) else {
+        return;
+    };
+    let Some((wait, at, secs)) = trailing_wait(&c.argv).filter(|w| w.2 >= CHECK_IDLE_SECONDS)
+    else {
+        return;
+    };
+    let held = held(pods, &c.gpus);
+    let hours = secs / 3_600.0;
+    let report = Report {
+        message: format!(
+            "`{}` holds {held} for {} (`{}`), then waits (`{wait}`): idle for about \
+             {hours:.1} h after the check is done",
+            w.subject, b.name, b.what
+        ),
+        help: "end the pod when the check is done (a Job, or `restartPolicy: Never` with no \
+               wait), or delete it as soon as its output is read"
+            .into(),
+        subject: w.subject.clone(),
+        primary: (at, format!("idle for about {hours:.1} h")),
+        secondary: c
+            .gpus
+            .span()
+            .map(|sp| (sp.clone(), per_pod(&c.gpus)))
+            .into_iter()
+            .collect(),
+    };
+    let cost = held_cost(model, pod, pods, &c.gpus);
+    cx.report_as(Severity::Info, report);
+    if let Some(f) = cx.findings.last_mut() {
+        f.cost = cost.map(Box::new);
     }
 }
 

@@ -177,6 +177,14 @@ fn trailing_loop(t: &[Tok<'_>]) -> Option<usize> {
 /// day or more, `tail -f /dev/null`, an endless loop of sleeps; also backgrounded and
 /// then waited for (`sleep infinity & wait`). Returns the wait as written and its span.
 pub(crate) fn forever_wait(argv: &[(Str, Span)]) -> Option<(String, Span)> {
+    trailing_wait(argv)
+        .filter(|(_, _, secs)| *secs >= DAY_SECONDS)
+        .map(|(w, sp, _)| (w, sp))
+}
+
+/// The wait a command line ends in, as [`forever_wait`] finds it, with how long it waits
+/// in seconds (infinite for `tail -f` and endless loops), however short.
+pub(crate) fn trailing_wait(argv: &[(Str, Span)]) -> Option<(String, Span, f64)> {
     let toks = tokens(argv);
     let mut t = &toks[..];
     loop {
@@ -192,10 +200,12 @@ pub(crate) fn forever_wait(argv: &[(Str, Span)]) -> Option<(String, Span)> {
             _ => break,
         };
     }
-    let start = match trailing_sleep(t) {
-        Some((i, secs)) if secs >= DAY_SECONDS => i,
-        Some(_) => return None,
-        None => trailing_tail(t).or_else(|| trailing_loop(t))?,
+    let (start, secs) = match trailing_sleep(t) {
+        Some(found) => found,
+        None => (
+            trailing_tail(t).or_else(|| trailing_loop(t))?,
+            f64::INFINITY,
+        ),
     };
     let wait = &t[start..];
     let (Tok::Word(_, first), Tok::Word(_, last)) = (wait[0], wait[wait.len() - 1]) else {
@@ -206,7 +216,7 @@ pub(crate) fn forever_wait(argv: &[(Str, Span)]) -> Option<(String, Span)> {
     } else {
         last.clone()
     };
-    Some((render(wait), span))
+    Some((render(wait), span, secs))
 }
 
 /// Words and separators as a shell line: `while true; do sleep 30; done`.
@@ -292,6 +302,23 @@ mod tests {
         );
         let (_, span) = forever_wait(&argv(&["sleep", "infinity"])).unwrap();
         assert_eq!(span.range(), 0..15, "from `sleep` to its operand");
+    }
+
+    #[test]
+    fn finite_waits_say_how_long() {
+        let secs = |a: &[(Str, Span)]| trailing_wait(a).map(|(_, _, s)| s);
+        assert_eq!(
+            secs(&script(
+                "nvidia-smi -L; trap 'exit 0' TERM; sleep 9999 & wait"
+            )),
+            Some(9999.0)
+        );
+        assert_eq!(secs(&argv(&["sleep", "1h"])), Some(3600.0));
+        assert_eq!(
+            secs(&argv(&["tail", "-f", "/dev/null"])),
+            Some(f64::INFINITY)
+        );
+        assert_eq!(secs(&argv(&["python", "train.py"])), None);
     }
 
     #[test]
