@@ -3,7 +3,7 @@
 //! included).
 
 use super::{count, span, text};
-use crate::engines::serving;
+use crate::engines::{launcher, serving};
 use crate::pods::{container, fabric, gpus_of, pod};
 use gpulint_model::{GpuRequest, PodShape, Span, Value};
 use gpulint_source::FileId;
@@ -103,6 +103,7 @@ fn container_pod(
     p.containers = vec![container(file, c)];
     p.gpus = gpus;
     p.serving = serving(file, &p.containers, annotations).map(Box::new);
+    p.launcher = launcher(&p.containers);
     p
 }
 

@@ -32,6 +32,18 @@ fn has_shm(pod: &PodShape) -> bool {
     })
 }
 
+/// The volume of a disk-backed emptyDir mounted at `/dev/shm`, where it is declared.
+fn disk_backed_shm(pod: &PodShape) -> Option<gpulint_model::Span> {
+    pod.containers
+        .iter()
+        .flat_map(|c| &c.mounts)
+        .filter(|m| m.path.trim_end_matches('/') == "/dev/shm")
+        .find_map(|m| {
+            let v = pod.volumes.iter().find(|v| v.name == m.volume)?;
+            matches!(v.source, VolumeSource::EmptyDir { memory: false }).then(|| v.span.clone())
+        })
+}
+
 impl Rule for MissingShm {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
@@ -56,13 +68,34 @@ impl Rule for MissingShm {
                 if gpus.count < 2 || has_shm(pod) {
                     continue;
                 }
+                let what = w.benchmark.as_ref().map_or("PyTorch", |b| b.name);
+                if let Some(at) = disk_backed_shm(pod) {
+                    // The 64 MiB limit is gone; the pages live on the node's disk.
+                    cx.report_as(
+                        Severity::Info,
+                        Report {
+                            message: format!(
+                                "`{}` runs {what} on {} GPUs per pod with a disk-backed \
+                                 emptyDir at `/dev/shm`: it lifts the 64 MiB limit, but NCCL's \
+                                 shared-memory transport and data loaders then page through \
+                                 the node's disk",
+                                w.subject, gpus.count
+                            ),
+                            help: "add `medium: Memory` (with a `sizeLimit`) to the emptyDir \
+                                   mounted at `/dev/shm`"
+                                .into(),
+                            subject: w.subject.clone(),
+                            primary: (at, "no `medium: Memory`".into()),
+                            secondary: vec![(span.clone(), format!("{} GPUs", gpus.count))],
+                        },
+                    );
+                    continue;
+                }
                 cx.report(Report {
                     message: format!(
                         "`{}` runs {} on {} GPUs per pod with the container's default 64 MiB \
                          `/dev/shm`: NCCL and data loaders fail or crawl once it fills",
-                        w.subject,
-                        w.benchmark.as_ref().map_or("PyTorch", |b| b.name),
-                        gpus.count
+                        w.subject, what, gpus.count
                     ),
                     help: "mount an `emptyDir: { medium: Memory, sizeLimit: 16Gi }` volume at \
                            `/dev/shm` in the container"
