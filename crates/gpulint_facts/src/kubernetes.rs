@@ -82,6 +82,19 @@ struct File {
     unread: Unread,
     fabric: FabricSigns,
     dra: Dra,
+    shared_gpu: SharedGpu,
+}
+
+/// What says a pod's GPUs are shares of a GPU, not whole ones (HAMi's vGPU resources, a
+/// scheduler's fraction annotation).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SharedGpu {
+    /// Resources asked beside `nvidia.com/gpu` that make it a count of slices.
+    pub resources: Vec<String>,
+    /// Pod annotations that ask for a share of one GPU, with no GPU resource.
+    pub annotations: Vec<String>,
+    pub source: String,
 }
 
 /// Dynamic Resource Allocation: the device classes whose devices are GPUs.
@@ -175,6 +188,7 @@ pub struct Vocabulary {
     pub chart_values: ChartValues,
     pub fabric: FabricSigns,
     pub dra: Dra,
+    pub shared_gpu: SharedGpu,
     /// Kinds whose YAML documents are checked for syntax only (no tree is built).
     pub unread_kinds: Vec<String>,
 }
@@ -231,6 +245,7 @@ impl Vocabulary {
             chart_values: f.chart_values,
             fabric: f.fabric,
             dra: f.dra,
+            shared_gpu: f.shared_gpu,
             unread_kinds: f.unread.kinds,
         })
     }

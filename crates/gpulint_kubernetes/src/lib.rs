@@ -26,7 +26,7 @@ use gpulint_model::{
 use gpulint_source::{FileId, SourceFile};
 use gpulint_syntax::yaml::{YamlDoc, YamlNode};
 use karpenter::karpenter_node_pool;
-use pods::{fabric, kaito_pod, merge_train_job_patches, pod, spec_pod, train_job_pod};
+use pods::{kaito_pod, merge_train_job_patches, pod, spec_pod, train_job_pod};
 
 mod merge;
 mod search;
@@ -147,7 +147,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
     if kind == "Pod" {
         if let Some(spec) = obj.get("spec") {
             let mut p = pod(file, "spec".into(), spec, Value::Absent, annotations);
-            p.fabric = fabric(file, spec, Some(obj));
+            pods::signals(file, &mut p, spec, Some(obj));
             pods.push(p);
         }
     } else if kind == "Workspace" && api.starts_with("kaito.sh/") {

@@ -83,6 +83,7 @@ pub(super) fn pod(
         shm_by: None,
         claims: claims(file, spec),
         restart: word(spec, "restartPolicy"),
+        shared: None,
     }
 }
 
@@ -457,6 +458,72 @@ pub(super) fn gpus_of<'a>(
 
 /// What a pod says about the fast fabric: `template` is the pod template (holding its
 /// `metadata.annotations`) when there is one. Devices and networks first, then switches.
+/// What the pod's spec and its template's (or object's) metadata say beyond its containers:
+/// the fabric it uses, and whether its GPUs are shares of a GPU.
+pub(super) fn signals(
+    file: FileId,
+    p: &mut PodShape,
+    spec: &YamlNode,
+    template: Option<&YamlNode>,
+) {
+    p.fabric = fabric(file, spec, template);
+    let Some((sign, at, share_only)) = shared_gpu(file, spec, template) else {
+        return;
+    };
+    // A share asked by annotation alone is a share of one GPU.
+    if share_only && p.gpus == Value::Absent {
+        p.gpus = Value::Known(
+            GpuRequest {
+                resource: "nvidia.com/gpu".into(),
+                count: 1,
+                exact: true,
+            },
+            at.clone(),
+        );
+    }
+    p.shared = Some((sign, at));
+}
+
+/// A sign (the `[shared_gpu]` table) that the pod's GPUs are shares: a shared resource its
+/// containers ask for, or a fraction annotation on the pod (`true`: asked without a GPU
+/// resource).
+fn shared_gpu(
+    file: FileId,
+    spec: &YamlNode,
+    template: Option<&YamlNode>,
+) -> Option<(Str, Span, bool)> {
+    let table = &catalog().kubernetes.shared_gpu;
+    let containers = match spec.get("containers").and_then(YamlNode::items) {
+        Some(c) => c,
+        None if spec.get("resources").is_some() => std::slice::from_ref(spec),
+        None => &[],
+    };
+    for c in containers {
+        for k in ["limits", "requests"] {
+            for (key, _) in c
+                .path(&["resources", k])
+                .and_then(YamlNode::entries)
+                .unwrap_or_default()
+            {
+                if let Some(name) = key
+                    .as_str()
+                    .filter(|n| table.resources.iter().any(|r| r == n))
+                {
+                    return Some((format!("`{name}`").into(), span(file, key), false));
+                }
+            }
+        }
+    }
+    let annotations = template?.path(&["metadata", "annotations"])?.entries()?;
+    annotations.iter().find_map(|(k, v)| {
+        let key = k
+            .as_str()
+            .filter(|k| table.annotations.iter().any(|a| a == k))?;
+        let value = v.as_str().unwrap_or_default();
+        Some((format!("`{key}: {value}`").into(), span(file, v), true))
+    })
+}
+
 pub(super) fn fabric(
     file: FileId,
     spec: &YamlNode,
@@ -702,7 +769,7 @@ pub(super) fn spec_pod(
     if let Some(fields) = &row.fields {
         let (spec, large_shm) = crate::translate::pod_spec(at, fields);
         let mut p = pod(file, "spec".into(), &spec, replicas, annotations);
-        p.fabric = fabric(file, &spec, Some(obj));
+        signals(file, &mut p, &spec, Some(obj));
         if large_shm {
             p.shm_by = Some(operator);
         }
@@ -737,7 +804,7 @@ pub(super) fn spec_pod(
     p.containers = vec![c];
     p.serving = serving(file, &p.containers, annotations).map(Box::new);
     p.launcher = launcher(&p.containers);
-    p.fabric = fabric(file, at, Some(obj));
+    signals(file, &mut p, at, Some(obj));
     if row.generated {
         p.generated_by = Some(operator);
     }

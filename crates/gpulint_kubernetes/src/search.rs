@@ -4,7 +4,7 @@
 
 use super::{count, span, text};
 use crate::engines::{launcher, serving};
-use crate::pods::{container, fabric, gpus_of, pod};
+use crate::pods::{container, gpus_of, pod, signals};
 use gpulint_model::{GpuRequest, PodShape, Span, Value};
 use gpulint_source::FileId;
 use gpulint_syntax::yaml::{YamlNode, YamlValue};
@@ -29,7 +29,7 @@ pub(crate) fn find_pods<'a>(
                 let replicas = replicas(file, ancestors);
                 let mut p = pod(file, group, node, replicas, annotations);
                 // The pod template holds the spec and its metadata.
-                p.fabric = fabric(file, node, ancestors.last().map(|(t, _)| *t));
+                signals(file, &mut p, node, ancestors.last().map(|(t, _)| *t));
                 out.push(p);
                 return;
             }
@@ -60,7 +60,7 @@ pub(crate) fn find_pods<'a>(
                 let spec = ancestors.last().map_or(node, |(parent, _)| *parent);
                 let r = replicas(file, ancestors);
                 let mut p = container_pod(file, name, spec, node, gpus, r, annotations);
-                p.fabric = fabric(file, node, None);
+                signals(file, &mut p, node, None);
                 out.push(p);
                 return;
             }

@@ -116,6 +116,8 @@ pub struct PodShape {
     pub claims: Vec<ClaimRef>,
     /// `restartPolicy` as written (a bare Pod's default is `Always`).
     pub restart: Option<Str>,
+    /// Its GPUs are shares of a GPU (HAMi's vGPU limits, a fraction annotation): the sign.
+    pub shared: Option<(Str, Span)>,
 }
 
 /// A pod's claim on devices through Dynamic Resource Allocation.

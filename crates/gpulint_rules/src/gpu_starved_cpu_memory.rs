@@ -71,7 +71,12 @@ impl Rule for GpuStarvedCpuMemory {
         let set_cpu = cx.option_u64("min_cpu_per_gpu");
         let set_mem = cx.option_u64("min_memory_gib_per_gpu");
         for w in model.workloads.iter().filter(|w| w.benchmark.is_none()) {
-            for pod in w.pods.iter().filter(|p| p.generated_by.is_none()) {
+            // Shares of a GPU (HAMi vGPUs, a fraction) feed less than a GPU each.
+            for pod in w
+                .pods
+                .iter()
+                .filter(|p| p.generated_by.is_none() && p.shared.is_none())
+            {
                 let Value::Known(g, gpus_span) = &pod.gpus else {
                     continue;
                 };

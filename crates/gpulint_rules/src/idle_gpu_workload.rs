@@ -146,7 +146,7 @@ fn lingering(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
             continue;
         };
         let (n, _) = pod.replicas_at_least();
-        let held = held(Some(n), &pod.gpus);
+        let held = shared(pod, held(Some(n), &pod.gpus));
         let report = Report {
             message: format!(
                 "`{}` keeps {held} in its `{}` pods after the job is done: the clean-pod \
@@ -224,7 +224,7 @@ fn interactive(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         let Some(gpu_span) = pod.gpus.span() else {
             continue;
         };
-        let held = held(pods, &pod.gpus);
+        let held = shared(pod, held(pods, &pod.gpus));
         let report = Report {
             message: format!(
                 "`{}` holds {held} for {}: a person works in it by hand, so the GPUs sit idle \
@@ -269,7 +269,7 @@ fn restarts(model: &Inventory, w: &Workload, cx: &mut RuleContext<'_>) {
         let Some(gpu_span) = pod.gpus.span() else {
             continue;
         };
-        let held = held(pods, &pod.gpus);
+        let held = shared(pod, held(pods, &pod.gpus));
         let loops = gpu_containers
             .flat_map(|c| &c.argv)
             .any(|(a, _)| matches!(a.as_str(), "while" | "until"));
@@ -418,7 +418,7 @@ fn checked_then_waits(
     else {
         return;
     };
-    let held = held(pods, &c.gpus);
+    let held = shared(pod, held(pods, &c.gpus));
     let hours = secs / 3_600.0;
     let report = Report {
         message: format!(
@@ -466,6 +466,14 @@ fn per_pod(g: &Value<GpuRequest>) -> String {
 
 /// What a group holds: `8 GPUs (2 pods × 4 GPUs)`, `4 GPUs`, `1 GPU per node`. `pods` is
 /// `None` for one pod per node (a DaemonSet).
+/// `held`, saying when the GPUs are shares: `1 GPU (a share: `gpu-fraction: 0.5`)`.
+fn shared(pod: &PodShape, held: String) -> String {
+    match &pod.shared {
+        Some((sign, _)) => format!("{held} (a share: {sign})"),
+        None => held,
+    }
+}
+
 fn held(pods: Option<u32>, g: &Value<GpuRequest>) -> String {
     match (pods, g) {
         (Some(1), _) => per_pod(g),
@@ -491,7 +499,8 @@ fn held_cost(
     g: &Value<GpuRequest>,
 ) -> Option<Cost> {
     let Value::Known(r, _) = g else { return None };
-    if !r.resource.ends_with("/gpu") {
+    // A share of a GPU costs a share of its price, which gpulint does not know.
+    if !r.resource.ends_with("/gpu") || pod.shared.is_some() {
         return None;
     }
     let gpus = pods.unwrap_or(1).saturating_mul(r.count);
@@ -567,7 +576,7 @@ fn ray_report(w: &Workload, pod: &PodShape, h: &Hold<'_>) -> Option<Report> {
                     secondary.push((idle.clone(), "no effect: the autoscaler is off".into()));
                 }
             }
-            let held = held(Some(*pods), &pod.gpus);
+            let held = shared(pod, held(Some(*pods), &pod.gpus));
             let message = if job {
                 format!(
                     "`{s}` holds {held} in worker group `{g}` {after_job}, and the Ray \
@@ -588,7 +597,7 @@ fn ray_report(w: &Workload, pod: &PodShape, h: &Hold<'_>) -> Option<Report> {
         }
         Hold::Floor { pods, field, at } => {
             secondary.push((gpu_span, format!("{} per pod", per_pod(&pod.gpus))));
-            let held = held(Some(*pods), &pod.gpus);
+            let held = shared(pod, held(Some(*pods), &pod.gpus));
             let message = if job {
                 format!(
                     "`{s}` holds {held} in worker group `{g}` {after_job}, and the Ray \

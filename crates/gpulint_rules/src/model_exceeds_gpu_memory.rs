@@ -20,7 +20,8 @@ pub struct ModelExceedsGpuMemory;
 impl Rule for ModelExceedsGpuMemory {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         for w in &model.workloads {
-            for pod in &w.pods {
+            // A share of a GPU has only part of its memory, an amount gpulint does not read.
+            for pod in w.pods.iter().filter(|p| p.shared.is_none()) {
                 let Some(s) = served(pod) else {
                     continue;
                 };

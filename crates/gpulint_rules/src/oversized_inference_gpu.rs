@@ -38,7 +38,8 @@ impl Rule for OversizedInferenceGpu {
             .iter()
             .filter(|w| w.role.known() == Some(&Role::Inference))
         {
-            for pod in &w.pods {
+            // A share of a GPU is already sized to the model.
+            for pod in w.pods.iter().filter(|p| p.shared.is_none()) {
                 let (Some(s), Some((gpu, gpu_span))) = (served(pod), pod_gpu(model, pod)) else {
                     continue;
                 };
