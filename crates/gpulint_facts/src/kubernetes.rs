@@ -83,6 +83,18 @@ struct File {
     fabric: FabricSigns,
     dra: Dra,
     shared_gpu: SharedGpu,
+    simulated: Simulated,
+}
+
+/// What says an object's pods are simulated (KWOK's fake nodes): nothing runs on a GPU.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Simulated {
+    /// Annotation keys in these domains (the part before `/`, or a suffix of it).
+    pub annotation_domains: Vec<String>,
+    /// Tolerations of these taint keys.
+    pub toleration_keys: Vec<String>,
+    pub source: String,
 }
 
 /// What says a pod's GPUs are shares of a GPU, not whole ones (HAMi's vGPU resources, a
@@ -189,6 +201,7 @@ pub struct Vocabulary {
     pub fabric: FabricSigns,
     pub dra: Dra,
     pub shared_gpu: SharedGpu,
+    pub simulated: Simulated,
     /// Kinds whose YAML documents are checked for syntax only (no tree is built).
     pub unread_kinds: Vec<String>,
 }
@@ -246,6 +259,7 @@ impl Vocabulary {
             fabric: f.fabric,
             dra: f.dra,
             shared_gpu: f.shared_gpu,
+            simulated: f.simulated,
             unread_kinds: f.unread.kinds,
         })
     }

@@ -57,7 +57,12 @@ impl<'a> View<'a> {
         View {
             version: VERSION,
             capacity: inv.capacity.iter().map(|c| cx.capacity(c)).collect(),
-            workloads: inv.workloads.iter().map(|w| cx.workload(w)).collect(),
+            workloads: inv
+                .workloads
+                .iter()
+                .chain(&inv.simulated)
+                .map(|w| cx.workload(w))
+                .collect(),
             problems: cx.problems(),
         }
     }
@@ -259,6 +264,9 @@ pub struct Workload<'a> {
     /// What it runs, when it is a benchmark: `nccl-tests`, `a GPU check`, `a placeholder`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub benchmark_of: Option<&'a str>,
+    /// Its pods run on simulated nodes (KWOK): the sign. No rule judges it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated: Option<&'a str>,
     /// Tears itself down once its work is done (a RayJob's settings, an MPIJob's clean-pod
     /// policy, a Job's deadline).
     pub ends: Option<Field<'a, bool>>,
@@ -624,6 +632,7 @@ impl<'a> Cx<'a> {
             spans_exact: w.spans.as_ref().map(|s| s.exact),
             benchmark: w.benchmark.is_some(),
             benchmark_of: w.benchmark.as_ref().map(|b| b.name),
+            simulated: w.simulated.as_deref(),
             ends: self.value(&w.ends, |b| *b),
             pods: w.pods.iter().map(|p| self.pod(p)).collect(),
         }

@@ -16,6 +16,7 @@ mod llmisvc;
 mod pods;
 mod ray;
 mod role;
+mod simulated;
 mod translate;
 
 use gpulint_facts::operators::{Ends, Operator, operator};
@@ -259,6 +260,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         standing: op.is_some_and(|o| o.standing)
             || (STANDING.contains(&kind) && (api == "v1" || api == "apps/v1")),
         session: op.and_then(|o| o.session.as_deref()),
+        simulated: simulated::sign(obj, 0),
         lingering,
         merge: op
             .and_then(|o| merge::reference(file, obj, o))

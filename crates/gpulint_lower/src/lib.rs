@@ -442,6 +442,11 @@ pub fn lower_with(
     let folders: Vec<&str> = db.iter().map(|(_, f)| folder_str(&f.name)).collect();
     inv.origins = eval::take_instances();
     gpulint_kubernetes::merge_referenced(&mut inv);
+    let (simulated, real) = std::mem::take(&mut inv.workloads)
+        .into_iter()
+        .partition(|w| w.simulated.is_some());
+    inv.workloads = real;
+    inv.simulated = simulated;
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
     inv.shrink_to_fit();

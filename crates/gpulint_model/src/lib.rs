@@ -111,6 +111,8 @@ pub struct Inventory {
     /// Karpenter NodePools and other Kubernetes-defined capacity are in `capacity` too.
     pub capacity: Vec<Capacity>,
     pub workloads: Vec<Workload>,
+    /// Workloads whose pods run on simulated nodes: shown by `inspect`, judged by no rule.
+    pub simulated: Vec<Workload>,
     /// Files (or the parts of them) that did not parse.
     pub syntax_errors: Vec<SyntaxProblem>,
     /// Limits hit while reading or evaluating: what was not checked, and where.

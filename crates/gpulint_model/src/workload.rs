@@ -33,6 +33,8 @@ pub struct Workload {
     /// An interactive session by its kind, as the operator table names it (`a Kubeflow
     /// notebook`), whatever image it runs.
     pub session: Option<&'static str>,
+    /// Its pods run on simulated nodes (KWOK): the sign. Rules do not see it.
+    pub simulated: Option<Str>,
     /// Replica groups whose pods stay up after the work is done unless `ends` is true
     /// (MPI workers, by the operator table).
     pub lingering: Vec<Str>,
