@@ -122,6 +122,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     // Only where module variables were set is read from here on: the rest of the model
     // goes before any text is read again.
     let origins = std::mem::take(&mut model.origins);
+    let toggles = std::mem::take(&mut model.toggles);
     drop(model);
     // A large run let go of its texts: those its findings point into are read again,
     // first the module files whose variables `add_related` follows.
@@ -134,6 +135,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     reload(&mut db, labelled.filter(|id| in_modules.contains(id)))?;
     rules::add_related(&origins, &db, &mut found);
     drop(origins);
+    rules::add_toggles(&toggles, &mut found);
     // Which ids ran: a policy's ids are known only by their prefix.
     let ran = |id: &str| {
         selected.iter().any(|r| r.id == id)

@@ -208,3 +208,49 @@ fn a_value_from_a_var_file_is_a_related_location_in_every_format() {
         );
     }
 }
+
+/// A pool off only by its variable's default is judged as when enabled, and the finding
+/// names the toggle; set off by a var file, it is not there at all.
+#[test]
+fn a_pool_off_by_default_is_judged_when_enabled_unless_a_var_file_turns_it_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::common::write(
+        d,
+        "main.tf",
+        "variable \"enable_gpu\" {\n  default = false\n}\n\nresource \"aws_eks_node_group\" \"gpu\" {\n  count          = var.enable_gpu ? 1 : 0\n  cluster_name   = \"ml\"\n  node_role_arn  = \"arn:aws:iam::123456789012:role/eks-node\"\n  subnet_ids     = [\"subnet-0abc\"]\n  instance_types = [\"g6e.xlarge\"]\n  scaling_config {\n    min_size     = 1\n    max_size     = 4\n    desired_size = 1\n  }\n}\n",
+    );
+    crate::common::write(d, "off.tfvars", "enable_gpu = false\n");
+    let check = |extra: &[&str]| {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(extra);
+        args.push(".");
+        json(&crate::common::gpulint(&args, d, None))
+    };
+
+    let report = check(&[]);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let f = &findings[0];
+    assert_eq!(f["subject"], "aws_eks_node_group.gpu[0]");
+    let message = f["message"].as_str().unwrap();
+    assert!(
+        message.contains("`var.enable_gpu` switches it on"),
+        "{message}"
+    );
+    assert!(
+        f["related"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["line"] == 6 && r["message"] == "off by default: `var.enable_gpu`"),
+        "{f:#}"
+    );
+
+    let report = check(&["--var-file", "off.tfvars"]);
+    assert_eq!(
+        report["findings"].as_array().unwrap().len(),
+        0,
+        "{report:#}"
+    );
+}

@@ -121,6 +121,9 @@ pub struct Inventory {
     /// span, and the tfvars line, call argument or default that gave it.
     /// With the module instance (`module.pool["h100"].`) that read them.
     pub origins: Vec<Instance>,
+    /// Blocks whose `count` or `for_each` is empty only through variables' defaults: read
+    /// as when enabled, each with what enables it.
+    pub toggles: Vec<Toggle>,
     /// DRA ResourceClaimTemplates and ResourceClaims that ask for GPUs, by name.
     pub gpu_claims: Vec<workload::GpuClaim>,
 }
@@ -178,6 +181,20 @@ impl Origins {
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
+}
+
+/// A block off by default: its `count` or `for_each` is 0 or empty only because of the
+/// defaults of the variables in its condition, and gpulint reads the branch a user can
+/// switch on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toggle {
+    /// The block's address without instance key: `google_container_node_pool.gpu`,
+    /// `module.gpu`.
+    pub subject: String,
+    /// The condition as written: `var.enable_gpu_nodepool`.
+    pub condition: String,
+    /// The `count` or `for_each` line.
+    pub span: Span,
 }
 
 /// A place that decides a value read elsewhere: the tfvars line, the module call argument

@@ -320,6 +320,35 @@ pub fn run(
     findings
 }
 
+/// Says of each finding on a block that is off by default (its `count` or `for_each` is 0
+/// or empty only through its variables' defaults) that it holds when enabled, and points
+/// at the toggle.
+pub fn add_toggles(toggles: &[gpulint_model::Toggle], findings: &mut [Finding]) {
+    use std::fmt::Write as _;
+    if toggles.is_empty() {
+        return;
+    }
+    for f in findings {
+        let Some(t) = toggles.iter().find(|t| {
+            f.subject
+                .strip_prefix(t.subject.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '.']))
+        }) else {
+            continue;
+        };
+        let _ = write!(
+            f.message,
+            " (when enabled: off by default, `{}` switches it on)",
+            t.condition
+        );
+        f.related.push(Label::new(
+            t.span.file,
+            Some(t.span.range()),
+            format!("off by default: `{}`", t.condition),
+        ));
+    }
+}
+
 /// Gives each finding the places that set the values its labels point at: a label on
 /// `var.gpu_min` (`var.groups["gpu"].min` …) in a module's file gets the tfvars line, call
 /// argument or default that gave the variable its value in the finding's module instance

@@ -30,6 +30,18 @@ thread_local! {
     /// Names and messages of the origins lowered on this thread, each held once: the same
     /// variable names recur in every root of a monorepo.
     static WORDS: std::cell::RefCell<HashSet<Arc<str>>> = std::cell::RefCell::default();
+    /// The blocks off by default lowered on this thread.
+    static TOGGLES: std::cell::RefCell<Vec<gpulint_model::Toggle>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Records a block read as when enabled.
+pub fn record_toggle(toggle: gpulint_model::Toggle) {
+    TOGGLES.with(|t| t.borrow_mut().push(toggle));
+}
+
+/// The toggles recorded on this thread since the last call.
+pub fn take_toggles() -> Vec<gpulint_model::Toggle> {
+    TOGGLES.with(|t| std::mem::take(&mut *t.borrow_mut()))
 }
 
 /// `s`, shared with every equal string of this thread's run ([`take_instances`] forgets
@@ -69,6 +81,8 @@ pub struct Scope {
     unknown: Rc<HashSet<String>>,
     /// Where each variable's value was set (`gpu_min`: the tfvars line), most direct first.
     origins: Arc<Origins>,
+    /// Variables that hold their default: no caller, tfvars file or argument set them.
+    defaulted: Rc<HashSet<String>>,
 }
 
 thread_local! {
@@ -267,7 +281,18 @@ impl Scope {
             parent: None,
             unknown: Rc::new(unknown),
             origins: Arc::default(),
+            defaulted: Rc::default(),
         }
+    }
+
+    /// Names the variables that hold their default.
+    pub fn set_defaulted(&mut self, names: HashSet<String>) {
+        self.defaulted = Rc::new(names);
+    }
+
+    /// Whether `var.name` holds its default.
+    pub fn is_defaulted(&self, name: &str) -> bool {
+        self.defaulted.contains(name)
     }
 
     /// Sets where each variable's value was set, and gives it back to be recorded.
@@ -314,6 +339,7 @@ impl Scope {
             parent: Some(Rc::clone(self)),
             unknown: Rc::clone(&self.unknown),
             origins: Arc::clone(&self.origins),
+            defaulted: Rc::clone(&self.defaulted),
         })
     }
 

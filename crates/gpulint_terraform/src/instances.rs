@@ -103,8 +103,17 @@ pub(crate) fn expand<'a>(
     let over = |expr: &Expression, n: usize| {
         instances_over(file.id, file.remap, expr, "block", n, max);
     };
+    let mut toggled = None;
     if let Some(count) = block.body.get_attribute("count") {
-        if let Some(hcl::Value::Number(n)) = scope.eval_in(&count.value, file)
+        let mut value = scope.eval_in(&count.value, file);
+        // Off only by default: read the branch a user can switch on.
+        if matches!(&value, Some(hcl::Value::Number(n)) if n.as_u64() == Some(0))
+            && let Some((v, t)) = other_branch(scope, &count.value, file)
+        {
+            value = Some(v);
+            toggled = Some(t);
+        }
+        if let Some(hcl::Value::Number(n)) = value
             && let Some(n) = n.as_u64()
         {
             let n = usize::try_from(n).unwrap_or(usize::MAX);
@@ -119,7 +128,7 @@ pub(crate) fn expand<'a>(
                     scope.with("count", hcl::Value::Object(obj)),
                 );
             }
-            return Expansion::Known;
+            return toggled.map_or(Expansion::Known, Expansion::Toggled);
         }
         // `count = max(1, var.n)`: the first instance is certain, the rest unknown.
         if scope.at_least(&count.value).is_some_and(|n| n >= 1) {
@@ -134,7 +143,19 @@ pub(crate) fn expand<'a>(
         return Expansion::Unknown;
     }
     if let Some(each) = block.body.get_attribute("for_each") {
-        let items: Vec<(String, hcl::Value)> = match scope.eval_in(&each.value, file) {
+        let mut value = scope.eval_in(&each.value, file);
+        let empty = |v: &hcl::Value| match v {
+            hcl::Value::Object(m) => m.is_empty(),
+            hcl::Value::Array(a) => a.is_empty(),
+            _ => false,
+        };
+        if value.as_ref().is_some_and(empty)
+            && let Some((v, t)) = other_branch(scope, &each.value, file)
+        {
+            value = Some(v);
+            toggled = Some(t);
+        }
+        let items: Vec<(String, hcl::Value)> = match value {
             Some(hcl::Value::Object(map)) => map.into_iter().collect(),
             // A set of strings: each.key and each.value are the string.
             Some(hcl::Value::Array(items)) => items
@@ -153,18 +174,85 @@ pub(crate) fn expand<'a>(
             let each = key_value(hcl::Value::String(k.clone()), v);
             push(Some(Key::Name(k)), scope.with("each", each));
         }
-        return Expansion::Known;
+        return toggled.map_or(Expansion::Known, Expansion::Toggled);
     }
     push(None, Rc::clone(scope));
     Expansion::Known
 }
 
 /// Whether a block's `count`/`for_each` was known, so that its instances (maybe none)
-/// are all there are.
+/// are all there are; or read as when enabled, its value off only by default.
 #[derive(PartialEq, Eq)]
 pub(crate) enum Expansion {
     Known,
     Unknown,
+    Toggled(Toggled),
+}
+
+/// A `count` or `for_each` that is 0 or empty only through the defaults of the variables
+/// in its condition: what enables it, and where it is written.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Toggled {
+    condition: String,
+    span: gpulint_model::Span,
+}
+
+impl Toggled {
+    /// Records the toggle for the block at `subject` (its address without instance key).
+    pub(crate) fn record(self, subject: String) {
+        crate::eval::record_toggle(gpulint_model::Toggle {
+            subject,
+            condition: self.condition,
+            span: self.span,
+        });
+    }
+}
+
+/// The branch of `cond ? a : b` that `cond` does not take, evaluated, when `cond` reads
+/// variables, only variables, and every one holds its default: what a user who sets them
+/// gets. A condition on anything else (a local, a resource, `count.index`) is left alone.
+fn other_branch(
+    scope: &Rc<Scope>,
+    expr: &Expression,
+    file: TfFile<'_>,
+) -> Option<(hcl::Value, Toggled)> {
+    struct Roots(Vec<(String, Option<String>)>);
+    impl Visit for Roots {
+        fn visit_traversal(&mut self, node: &hcl_edit::expr::Traversal) {
+            if let Expression::Variable(root) = &node.expr {
+                let attr = match node.operators.first().map(hcl_edit::Decorated::value) {
+                    Some(TraversalOperator::GetAttr(a)) => Some(a.as_str().to_string()),
+                    _ => None,
+                };
+                self.0.push((root.as_str().to_string(), attr));
+            }
+            hcl_edit::visit::visit_traversal(self, node);
+        }
+    }
+    let Expression::Conditional(c) = expr else {
+        return None;
+    };
+    let mut roots = Roots(Vec::new());
+    visit_expr(&mut roots, &c.cond_expr);
+    let vars: Vec<String> = roots
+        .0
+        .iter()
+        .map(|(root, attr)| match (root.as_str(), attr) {
+            ("var", Some(name)) if scope.is_defaulted(name) => Some(name.clone()),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    if vars.is_empty() {
+        return None;
+    }
+    let hcl::Value::Bool(taken) = scope.eval_in(&c.cond_expr, file)? else {
+        return None;
+    };
+    let other = if taken { &c.false_expr } else { &c.true_expr };
+    let value = scope.eval_in(other, file)?;
+    let condition = c.cond_expr.to_string().trim().to_string();
+    let span = gpulint_model::Span::new(file.id, in_file(file.remap, expr.span().unwrap_or(0..0)));
+    Some((value, Toggled { condition, span }))
 }
 
 /// `each`, or a `dynamic` block's iterator: `{ key, value }`.

@@ -172,6 +172,7 @@ impl<'a> Module<'a> {
         // (`nullable = false`), and their type.
         let mut declared: Vec<(String, bool, Option<&Expression>)> = Vec::new();
         let mut origins: HashMap<Arc<str>, Vec<Related>> = HashMap::new();
+        let mut defaulted = HashSet::new();
         for (file, block) in files
             .iter()
             .flat_map(|f| f.body.get_blocks("variable").map(move |b| (*f, b)))
@@ -184,6 +185,7 @@ impl<'a> Module<'a> {
             match default.and_then(|d| empty.eval_in(&d.value, file)) {
                 Some(v) => {
                     vars.insert(name.clone(), v);
+                    defaulted.insert(name.clone());
                     if let Some(d) = default {
                         let at =
                             Span::new(file.id, in_file(file.remap, d.span().unwrap_or_default()));
@@ -216,10 +218,12 @@ impl<'a> Module<'a> {
                 Input::Known(hcl::Value::Null) if not_nullable => {}
                 Input::Known(v) => {
                     unknown.remove(&format!("var.{name}"));
+                    defaulted.remove(&name);
                     origins.insert(intern(&name), set);
                     vars.insert(name, v);
                 }
                 Input::Unknown => {
+                    defaulted.remove(&name);
                     vars.shift_remove(&name);
                     unknown.insert(format!("var.{name}"));
                 }
@@ -233,6 +237,7 @@ impl<'a> Module<'a> {
             }
         }
         let mut scope = Scope::new(unknown);
+        scope.set_defaulted(defaulted);
         scope.declare("var", hcl::Value::Object(vars));
         let vars = scope.set_origins(origins);
         crate::eval::record_instance(gpulint_model::Instance {
@@ -258,10 +263,19 @@ impl<'a> Module<'a> {
                         }
                     }
                     "resource" => {
-                        expand(*f, b, &scope, &mut resources);
+                        if let Expansion::Toggled(t) = expand(*f, b, &scope, &mut resources)
+                            && let [rtype, name, ..] = &b.labels[..]
+                        {
+                            t.record(format!("{prefix}{}.{}", rtype.as_str(), name.as_str()));
+                        }
                     }
                     "module" => {
-                        if expand(*f, b, &scope, &mut calls) == Expansion::Known
+                        let e = expand(*f, b, &scope, &mut calls);
+                        if let (Expansion::Toggled(t), Some(name)) = (&e, b.labels.first()) {
+                            t.clone()
+                                .record(format!("{prefix}module.{}", name.as_str()));
+                        }
+                        if e != Expansion::Unknown
                             && let Some(Expression::String(source)) =
                                 b.body.get_attribute("source").map(|a| &a.value)
                         {
