@@ -507,8 +507,15 @@ fn load_local_modules(
             };
             let dir = path.parent().unwrap_or_else(|| std::path::Path::new(""));
             let sources = lower::sources_of(&run.parsed[id.0 as usize]);
-            for source in sources.into_iter().filter(|s| lower::is_local_source(s)) {
-                let found = crate::discover::module_config_files(&dir.join(source), how.follow);
+            for source in sources {
+                let target = if lower::is_local_source(source) {
+                    dir.join(source)
+                } else if let Some(t) = same_repository_folder(dir, source) {
+                    t
+                } else {
+                    continue;
+                };
+                let found = crate::discover::module_config_files(&target, how.follow);
                 external.0.extend(
                     found
                         .external
@@ -543,6 +550,28 @@ fn load_local_modules(
     external.0.sort();
     external.0.dedup();
     external.note()
+}
+
+/// The folder a Git module source names when it names this repository: the checkout that
+/// holds `dir` (a folder with `.git` whose config names the repository, or a folder named
+/// after it) has the folder the source's `//SUBDIR` gives.
+fn same_repository_folder(dir: &std::path::Path, source: &str) -> Option<std::path::PathBuf> {
+    let (repo, subdir) = lower::repo_subdir(source)?;
+    let dir = std::fs::canonicalize(dir).ok()?;
+    dir.ancestors().find_map(|a| {
+        let named = a
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| lower::is_checkout_of(n, &repo));
+        // A small read: a Git config names its remotes in a few hundred bytes.
+        let cloned = || {
+            let config = a.join(".git").join("config");
+            crate::bounded::read_text(&config, 64 * 1024, "a Git config")
+                .is_ok_and(|c| c.contains(&format!("/{repo}")) || c.contains(&format!(":{repo}")))
+        };
+        let folder = a.join(&subdir);
+        ((named || cloned()) && folder.is_dir()).then_some(folder)
+    })
 }
 
 /// Loads files in parallel on the pool, the first as `FileId(first)`.

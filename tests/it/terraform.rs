@@ -254,3 +254,53 @@ fn a_pool_off_by_default_is_judged_when_enabled_unless_a_var_file_turns_it_off()
         "{report:#}"
     );
 }
+
+/// A module source that names this repository by its Git URL is read from the tree, as a
+/// local module; one that names another repository is not.
+#[test]
+fn a_git_source_naming_this_repository_is_read_from_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    let repo = dir.path().join("acme+gpu-infra");
+    std::fs::create_dir_all(&repo).unwrap();
+    crate::common::write(
+        &repo,
+        "modules/gke-pool/main.tf",
+        "variable \"min_nodes\" {}\nresource \"google_container_node_pool\" \"gpu\" {\n  name    = \"gpu\"\n  cluster = \"c\"\n  autoscaling {\n    min_node_count = var.min_nodes\n    max_node_count = 4\n  }\n  node_config {\n    machine_type = \"g2-standard-8\"\n  }\n}\n",
+    );
+    let env = |source: &str| {
+        format!("module \"pool\" {{\n  source    = \"{source}\"\n  min_nodes = 2\n}}\n")
+    };
+    crate::common::write(
+        &repo,
+        "envs/prod/main.tf",
+        env("github.com/acme/gpu-infra//modules/gke-pool?ref=v1.2.0"),
+    );
+    crate::common::write(
+        &repo,
+        "envs/other/main.tf",
+        env("github.com/someone-else/infra//modules/gke-pool"),
+    );
+    let check = |folder: &str| {
+        json(&crate::common::gpulint(
+            &["check", "--format", "json", folder],
+            &repo,
+            None,
+        ))
+    };
+
+    let report = check("envs/prod");
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(
+        findings[0]["subject"],
+        "module.pool.google_container_node_pool.gpu"
+    );
+    assert_eq!(findings[0]["file"], "modules/gke-pool/main.tf");
+
+    let report = check("envs/other");
+    assert_eq!(
+        report["findings"].as_array().unwrap().len(),
+        0,
+        "{report:#}"
+    );
+}

@@ -119,6 +119,57 @@ pub fn is_local_source(source: &str) -> bool {
     source.starts_with("./") || source.starts_with("../")
 }
 
+/// The repository and folder a Git module source names (`github.com/OWNER/REPO//SUBDIR`,
+/// `git::https://gitlab.com/OWNER/REPO.git//SUBDIR?ref=v1`, `git@github.com:OWNER/REPO//SUBDIR`),
+/// when it names a folder: `(REPO, SUBDIR)`. A folder that climbs (`..`) names none.
+pub fn repo_subdir(source: &str) -> Option<(String, String)> {
+    let s = source.strip_prefix("git::").unwrap_or(source);
+    let s = s.split_once("://").map_or(s, |(_, rest)| rest);
+    let s = s.strip_prefix("git@").unwrap_or(s);
+    let s = s.split('?').next()?;
+    let (repo_part, subdir) = s.split_once("//")?;
+    let repo_part = repo_part.replacen(':', "/", 1);
+    let mut parts = repo_part.split('/');
+    let host = parts.next()?;
+    if !matches!(host, "github.com" | "gitlab.com" | "bitbucket.org") {
+        return None;
+    }
+    let (_owner, repo) = (parts.next()?, parts.next()?.trim_end_matches(".git"));
+    let subdir = subdir.trim_matches('/');
+    if repo.is_empty() || subdir.is_empty() || subdir.split('/').any(|c| c == "..") {
+        return None;
+    }
+    Some((repo.to_string(), subdir.to_string()))
+}
+
+/// Whether a folder is the checkout of repository `repo`: named after it (`repo`, or
+/// `owner+repo` as archives of several repositories are laid out).
+pub fn is_checkout_of(folder_name: &str, repo: &str) -> bool {
+    folder_name == repo || folder_name.ends_with(&format!("+{repo}"))
+}
+
+/// The folder of the run a module call from `dir` runs: a local source joined to `dir`, or a
+/// Git source that names this repository, when the folder it names (below the checkout
+/// that holds `dir`, or below the run's top) is in the run. `None` for any other source.
+pub fn local_target<V>(dir: &str, source: &str, folders: &BTreeMap<String, V>) -> Option<String> {
+    if is_local_source(source) {
+        return Some(join_source(dir, source));
+    }
+    let (repo, subdir) = repo_subdir(source)?;
+    let parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    let lead = if dir.starts_with('/') { "/" } else { "" };
+    (0..=parts.len()).rev().find_map(|k| {
+        let above = parts[..k].join("/");
+        let ok = k == 0 || parts.get(k - 1).is_some_and(|n| is_checkout_of(n, &repo));
+        let candidate = if above.is_empty() {
+            format!("{lead}{subdir}")
+        } else {
+            format!("{lead}{above}/{subdir}")
+        };
+        (ok && folders.contains_key(&candidate)).then_some(candidate)
+    })
+}
+
 /// The literal `source` of every `module` block in a body.
 pub fn module_sources(body: &Body) -> impl Iterator<Item = &str> {
     body.get_blocks("module")
@@ -172,18 +223,16 @@ fn lower_module(
         module
             .settled_sources
             .iter()
-            .filter(|s| is_local_source(s))
-            .map(|s| join_source(dir, s)),
+            .filter_map(|s| local_target(dir, s, &tree.folders)),
     );
     for call in module.calls() {
         let Some(source) = call.source.as_deref() else {
             continue;
         };
-        if !is_local_source(source) {
+        let Some(target) = local_target(dir, source, &tree.folders) else {
             registry::lower(&call, source, inv);
             continue;
-        }
-        let target = join_source(dir, source);
+        };
         let Some(files) = tree.folders.get(&target) else {
             continue;
         };
@@ -370,8 +419,7 @@ pub fn lower_with(
             let targets =
                 f.tf.iter()
                     .flat_map(|&id| sources_of(&parsed[id.0 as usize]))
-                    .filter(|s| is_local_source(s))
-                    .map(|s| join_source(dir, s))
+                    .filter_map(|s| local_target(dir, s, &folders))
                     .filter(|target| folders.contains_key(target))
                     .collect();
             (dir, targets)
