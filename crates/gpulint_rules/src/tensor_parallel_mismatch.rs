@@ -59,12 +59,13 @@ impl Rule for TensorParallelMismatch {
                             w.subject, given.count
                         )
                     } else {
+                        let idle = match given.count - want {
+                            1 => "1 GPU sits idle and bills".to_string(),
+                            n => format!("{n} GPUs sit idle and bill"),
+                        };
                         format!(
-                            "`{}` requests {} GPUs but the engine uses {want} ({layout}): {} GPUs \
-                             sit idle and bill",
-                            w.subject,
-                            given.count,
-                            given.count - want
+                            "`{}` requests {} GPUs but the engine uses {want} ({layout}): {idle}",
+                            w.subject, given.count
                         )
                     };
                     cx.report(Report {
