@@ -493,26 +493,14 @@ fn shared_gpu(
     template: Option<&YamlNode>,
 ) -> Option<(Str, Span, bool)> {
     let table = &catalog().kubernetes.shared_gpu;
-    let containers = match spec.get("containers").and_then(YamlNode::items) {
-        Some(c) => c,
-        None if spec.get("resources").is_some() => std::slice::from_ref(spec),
-        None => &[],
-    };
-    for c in containers {
-        for k in ["limits", "requests"] {
-            for (key, _) in c
-                .path(&["resources", k])
-                .and_then(YamlNode::entries)
-                .unwrap_or_default()
-            {
-                if let Some(name) = key
-                    .as_str()
-                    .filter(|n| table.resources.iter().any(|r| r == n))
-                {
-                    return Some((format!("`{name}`").into(), span(file, key), false));
-                }
-            }
-        }
+    let asked = resource_entries(spec_containers(spec)).find_map(|(key, _)| {
+        let name = key
+            .as_str()
+            .filter(|n| table.resources.iter().any(|r| r == n))?;
+        Some((format!("`{name}`").into(), span(file, key), false))
+    });
+    if asked.is_some() {
+        return asked;
     }
     let annotations = template?.path(&["metadata", "annotations"])?.entries()?;
     annotations.iter().find_map(|(k, v)| {
@@ -521,6 +509,26 @@ fn shared_gpu(
             .filter(|k| table.annotations.iter().any(|a| a == k))?;
         let value = v.as_str().unwrap_or_default();
         Some((format!("`{key}: {value}`").into(), span(file, v), true))
+    })
+}
+
+/// The containers of a pod spec; a container-like spec (NIMService) is its own one.
+fn spec_containers(spec: &YamlNode) -> &[YamlNode] {
+    match spec.get("containers").and_then(YamlNode::items) {
+        Some(c) => c,
+        None if spec.get("resources").is_some() => std::slice::from_ref(spec),
+        None => &[],
+    }
+}
+
+/// Every resource the containers list under `limits` and `requests`, key and value.
+fn resource_entries(containers: &[YamlNode]) -> impl Iterator<Item = &(YamlNode, YamlNode)> {
+    containers.iter().flat_map(|c| {
+        ["limits", "requests"].into_iter().flat_map(move |k| {
+            c.path(&["resources", k])
+                .and_then(YamlNode::entries)
+                .unwrap_or_default()
+        })
     })
 }
 
@@ -536,30 +544,17 @@ pub(super) fn fabric(
     };
     let vocab = &catalog().kubernetes;
     let signs = &vocab.fabric;
-    // A container-like spec (NIMService) is its own one container.
-    let containers = match spec.get("containers").and_then(YamlNode::items) {
-        Some(c) => c,
-        None if spec.get("resources").is_some() => std::slice::from_ref(spec),
-        None => &[],
-    };
+    let containers = spec_containers(spec);
     // NCCL obeys a switch that forces TCP whatever devices the pod holds.
     if let Some(off) = env_switch(file, containers, false) {
         return Some(off);
     }
-    for c in containers {
-        for k in ["limits", "requests"] {
-            for (key, v) in c
-                .path(&["resources", k])
-                .and_then(YamlNode::entries)
-                .unwrap_or_default()
-            {
-                let Some(name) = key.as_str() else { continue };
-                if vocab.resource_kind(name) == Some(ResourceKind::Efa)
-                    || signs.resource_prefixes.iter().any(|p| name.starts_with(p))
-                {
-                    return Some(on(format!("requests `{name}`"), v));
-                }
-            }
+    for (key, v) in resource_entries(containers) {
+        let Some(name) = key.as_str() else { continue };
+        if vocab.resource_kind(name) == Some(ResourceKind::Efa)
+            || signs.resource_prefixes.iter().any(|p| name.starts_with(p))
+        {
+            return Some(on(format!("requests `{name}`"), v));
         }
     }
     let annotations = template.and_then(|t| t.path(&["metadata", "annotations"]));
