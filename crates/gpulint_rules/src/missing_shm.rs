@@ -2,7 +2,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta};
 use gpulint_diagnostics::{Category, Severity};
-use gpulint_model::{Inventory, PodShape, Role, Value, VolumeSource};
+use gpulint_model::{Inventory, PodShape, Role, Value, Volume, VolumeSource};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -13,35 +13,35 @@ pub const META: RuleMeta = RuleMeta {
 
 pub struct MissingShm;
 
+/// What each mount at `/dev/shm` mounts: the volume the pod declares by that name, or
+/// `None` for one it does not declare.
+fn shm_mounts(pod: &PodShape) -> impl Iterator<Item = Option<&Volume>> {
+    pod.containers
+        .iter()
+        .flat_map(|c| &c.mounts)
+        .filter(|m| m.path.trim_end_matches('/') == "/dev/shm")
+        .map(|m| pod.volumes.iter().find(|v| v.name == m.volume))
+}
+
 /// Shared memory mounted at `/dev/shm`: a `medium: Memory` emptyDir, or the node's own
-/// `/dev/shm` through a hostPath.
-/// A mount at `/dev/shm` of a memory-backed volume, or of a volume the pod does not
-/// declare: a pod that mounts an undeclared volume is invalid unless something adds it
-/// (an operator's webhook, a runtime merged in), so it is not judged missing.
+/// `/dev/shm` through a hostPath. A mount of a volume the pod does not declare counts too:
+/// a pod that mounts an undeclared volume is invalid unless something adds it (an
+/// operator's webhook, a runtime merged in), so it is not judged missing.
 fn has_shm(pod: &PodShape) -> bool {
-    pod.containers.iter().any(|c| {
-        c.mounts.iter().any(|m| {
-            let volume = pod.volumes.iter().find(|v| v.name == m.volume);
-            m.path.trim_end_matches('/') == "/dev/shm"
-                && volume.is_none_or(|v| match &v.source {
-                    VolumeSource::EmptyDir { memory } => *memory,
-                    VolumeSource::HostPath(p) => p.trim_end_matches('/') == "/dev/shm",
-                    _ => false,
-                })
+    shm_mounts(pod).any(|volume| {
+        volume.is_none_or(|v| match &v.source {
+            VolumeSource::EmptyDir { memory } => *memory,
+            VolumeSource::HostPath(p) => p.trim_end_matches('/') == "/dev/shm",
+            _ => false,
         })
     })
 }
 
 /// The volume of a disk-backed emptyDir mounted at `/dev/shm`, where it is declared.
 fn disk_backed_shm(pod: &PodShape) -> Option<gpulint_model::Span> {
-    pod.containers
-        .iter()
-        .flat_map(|c| &c.mounts)
-        .filter(|m| m.path.trim_end_matches('/') == "/dev/shm")
-        .find_map(|m| {
-            let v = pod.volumes.iter().find(|v| v.name == m.volume)?;
-            matches!(v.source, VolumeSource::EmptyDir { memory: false }).then(|| v.span.clone())
-        })
+    shm_mounts(pod).flatten().find_map(|v| {
+        matches!(v.source, VolumeSource::EmptyDir { memory: false }).then(|| v.span.clone())
+    })
 }
 
 impl Rule for MissingShm {
