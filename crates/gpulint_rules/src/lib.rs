@@ -464,16 +464,10 @@ pub fn pod_gpu(
         let first = *gpus.first()?;
         gpus.iter().all(|g| g.id == first.id).then_some(first)
     };
-    if let Some((gpus, span)) = &pod.selection.gpus {
-        return one(gpus.clone()).map(|g| (g, span.clone()));
-    }
-    let cat = gpulint_facts::catalog();
-    if let Some((types, span)) = &pod.selection.instance_types {
-        let gpus: Option<Vec<_>> = types
-            .iter()
-            .map(|t| cat.instance_any(t).map(|i| i.gpu))
-            .collect();
-        return one(gpus?).map(|g| (g, span.clone()));
+    // What the pod selects, by GPU or instance type: one model, or none to name.
+    if pod.selection.gpus.is_some() || pod.selection.instance_types.is_some() {
+        let (gpus, span) = pod_gpu_choices(model, pod);
+        return one(gpus).zip(span);
     }
     let landing: Vec<_> = model.landing(pod).collect();
     let gpus: Vec<_> = landing
