@@ -134,6 +134,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         .map(|l| l.file);
     reload(&mut db, labelled.filter(|id| in_modules.contains(id)))?;
     rules::add_related(&origins, &db, &mut found);
+    add_provenance(&origins, &mut db, &mut found)?;
     drop(origins);
     rules::add_toggles(&toggles, &mut found);
     // Which ids ran: a policy's ids are known only by their prefix.
@@ -804,6 +805,82 @@ fn reread(file: &SourceFile) -> Result<Arc<str>, String> {
 }
 
 /// Reads again the unloaded files among `ids`, in parallel, for their findings.
+/// For findings whose value travelled in an object (a module input's entry, a
+/// `for_each` item read as `each.value.KEY`), where that key was written: the line to
+/// change, as a related location. Only the files of the module instances those findings
+/// are in, and the places their variables were set, are read again.
+fn add_provenance(
+    origins: &[gpulint_model::Instance],
+    db: &mut SourceDb,
+    found: &mut [Finding],
+) -> Result<(), String> {
+    use gpulint_terraform::provenance::{self, Leaf, Trees};
+    // The key and entry, and whether the span reads `each.value`.
+    let leaf_of = |db: &SourceDb, f: &Finding| -> Option<(gpulint_diagnostics::Leaf, bool)> {
+        if let Some(l) = &f.leaf {
+            return Some((l.clone(), false));
+        }
+        let file = db.get(f.primary.file);
+        if !file.is_loaded() {
+            return None;
+        }
+        let text = f
+            .primary
+            .span
+            .as_ref()
+            .and_then(|r| file.text().get(r.clone()))?;
+        let l = provenance::each_value_leaf(text, &f.subject)?;
+        let leaf = gpulint_diagnostics::Leaf {
+            key: l.key.to_string(),
+            within: l.within.map(str::to_string),
+        };
+        Some((leaf, true))
+    };
+    let wanted: Vec<(usize, (gpulint_diagnostics::Leaf, bool))> = found
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| Some((i, leaf_of(db, f)?)))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let instances: Vec<&gpulint_model::Instance> = origins
+        .iter()
+        .filter(|i| {
+            wanted
+                .iter()
+                .any(|(w, _)| found[*w].subject.starts_with(&i.prefix))
+        })
+        .collect();
+    let files = instances.iter().flat_map(|i| i.files.iter().copied());
+    let set = instances
+        .iter()
+        .flat_map(|i| i.vars.places().iter().map(|r| r.span.file));
+    reload(db, files.chain(set).collect::<Vec<_>>())?;
+    let mut trees = Trees::default();
+    for (i, (wanted, each)) in wanted {
+        let f = &mut found[i];
+        let Some(range) = f.primary.span.clone() else {
+            continue;
+        };
+        let at = gpulint_model::Span::new(f.primary.file, range);
+        let leaf = Leaf {
+            key: &wanted.key,
+            within: wanted.within.as_deref(),
+        };
+        let Some(r) = provenance::trace(db, &mut trees, origins, &f.subject, &at, leaf, each)
+        else {
+            continue;
+        };
+        let label = crate::finding::Label::new(r.span.file, Some(r.span.range()), &*r.message);
+        let is_primary = label.file == f.primary.file && label.span == f.primary.span;
+        if !is_primary && !f.related.contains(&label) {
+            f.related.push(label);
+        }
+    }
+    Ok(())
+}
+
 fn reload(db: &mut SourceDb, ids: impl IntoIterator<Item = FileId>) -> Result<(), String> {
     let mut ids: Vec<FileId> = ids
         .into_iter()

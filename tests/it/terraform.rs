@@ -304,3 +304,50 @@ fn a_git_source_naming_this_repository_is_read_from_the_tree() {
         "{report:#}"
     );
 }
+
+/// A minimum that travelled from the tfvars through locals and a module input is traced
+/// to the line that writes it, in the entry the finding is about, and the help names the
+/// module input's key; `each.value.KEY` is traced through the block's `for_each` alike.
+#[test]
+fn a_value_that_travelled_in_objects_is_traced_to_the_line_that_writes_it() {
+    let run = |fixture: &str| {
+        json(&crate::common::gpulint(
+            &["check", "--format", "json", fixture],
+            std::path::Path::new(crate::common::ROOT),
+            None,
+        ))
+    };
+    let dir = "fixtures/gpu-pool-never-scales-to-zero/fires";
+
+    let report = run(&format!("{dir}/input-through-locals"));
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let f = &findings[0];
+    assert_eq!(
+        f["related"],
+        serde_json::json!([{
+            "file": format!("{dir}/input-through-locals/terraform.tfvars"),
+            "line": 16, "column": 5, "end_line": 16, "end_column": 26,
+            "message": "`min_count` of `gpu-pool-l4` is set here"
+        }]),
+        "{f:#}"
+    );
+    let help = f["help"].as_str().unwrap();
+    assert!(
+        help.starts_with("set `min_count = 0` in the `gpu-pool-l4` entry of `node_pools`"),
+        "{help}"
+    );
+
+    let report = run(&format!("{dir}/each-value-from-tfvars"));
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let related = &findings[0]["related"][0];
+    assert_eq!(
+        (&related["line"], &related["message"]),
+        (
+            &serde_json::json!(9),
+            &serde_json::json!("`min_size` of `a100` is set here")
+        ),
+        "{related:#}"
+    );
+}

@@ -141,6 +141,16 @@ pub struct Finding {
     pub related: Vec<Label>,
     /// What the waste it flags costs, when the price snapshot knows.
     pub cost: Option<Box<Cost>>,
+    /// The key the primary value was read as, when it came in an object (a module input's
+    /// entry): where that key was written is added to `related`.
+    pub leaf: Option<Leaf>,
+}
+
+/// A key of one entry of an object a value travelled in: `min_count` of `gpu-pool-l4`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Leaf {
+    pub key: String,
+    pub within: Option<String>,
 }
 
 /// What capacity a finding flags costs while it stays up: list price, with its basis.

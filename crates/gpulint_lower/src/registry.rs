@@ -113,8 +113,9 @@ fn eks(call: &Call<'_>, inv: &mut Inventory) {
         for (key, group) in groups {
             let group = group.with_defaults(defaults.clone());
             let subject = format!("{}.{input}[{key:?}]", call.path);
-            inv.capacity
-                .push(eks_group(&group, subject, &key, self_managed));
+            let mut c = eks_group(&group, subject, &key, self_managed);
+            c.scale.min_input = Some(input_key(input, "min_size", &key));
+            inv.capacity.push(c);
         }
     }
 }
@@ -282,15 +283,19 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
                 Scale::fixed_per_zone(or_default(pool.u64("node_count"), 1, &header), zone_count)
             }
             _ => match (pool.u64("total_min_count"), pool.u64("total_max_count")) {
-                (Value::Absent, Value::Absent) => Scale::per_zone(
-                    or_default(pool.u64("min_count"), 1, &header),
-                    or_default(pool.u64("max_count"), 100, &header),
-                    pool.u64("initial_node_count"),
-                    zone_count,
-                ),
+                (Value::Absent, Value::Absent) => Scale {
+                    min_input: Some(input_key("node_pools", "min_count", &name)),
+                    ..Scale::per_zone(
+                        or_default(pool.u64("min_count"), 1, &header),
+                        or_default(pool.u64("max_count"), 100, &header),
+                        pool.u64("initial_node_count"),
+                        zone_count,
+                    )
+                },
                 (min, max) => Scale {
                     min,
                     max,
+                    min_input: Some(input_key("node_pools", "total_min_count", &name)),
                     ..Scale::default()
                 },
             },
@@ -397,6 +402,15 @@ fn fabric_nodepool(call: &Call<'_>) -> Capacity {
     c
 }
 
+/// `key` of the entry `within` of the module input `input`.
+fn input_key(input: &str, key: &str, within: &str) -> gpulint_model::InputKey {
+    gpulint_model::InputKey {
+        input: input.into(),
+        key: key.into(),
+        within: Some(within.into()),
+    }
+}
+
 /// The string entries of a block standing for a map.
 fn block_strings(b: &Block<'_>) -> Vec<(String, String, Span)> {
     b.keys()
@@ -413,8 +427,9 @@ fn aks(call: &Call<'_>, inv: &mut Inventory) {
     if let Value::Known(pools, _) = b.entries("node_pools") {
         for (key, pool) in pools {
             let subject = format!("{}.node_pools[{key:?}]", call.path);
-            inv.capacity
-                .push(aks_pool(&pool, subject, &[key.as_str()], Vec::new()));
+            let mut c = aks_pool(&pool, subject, &[key.as_str()], Vec::new());
+            c.scale.min_input = Some(input_key("node_pools", "min_count", &key));
+            inv.capacity.push(c);
         }
     }
     // The default pool, from `agents_*`: Standard_D2s_v3 unless `agents_size` says.

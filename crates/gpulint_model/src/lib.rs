@@ -181,6 +181,11 @@ impl Origins {
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
+
+    /// Every place of every variable.
+    pub fn places(&self) -> &[Related] {
+        &self.places
+    }
 }
 
 /// A block off by default: its `count` or `for_each` is 0 or empty only because of the
@@ -465,6 +470,20 @@ pub struct Scale {
     /// When `min` is unknown but bounded: at least this many machines, where the bound is
     /// written (a per-zone minimum over zones gpulint cannot count, `max(2, var.n)`).
     pub min_at_least: Option<(u64, Span)>,
+    /// Where the minimum is written when a module takes it as a key of its input's entries
+    /// (`min_count` of the `node_pools` entry `gpu-pool-l4`): what the user edits, where
+    /// the provider attribute is the module's business.
+    pub min_input: Option<InputKey>,
+}
+
+/// A key of one entry of a module input: `min_count` of the `node_pools` entry named
+/// `gpu-pool-l4`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputKey {
+    pub input: Str,
+    pub key: Str,
+    /// The entry's key in a map input, or its `name` in a list input.
+    pub within: Option<Str>,
 }
 
 /// Where a capacity's machines may be.
@@ -547,6 +566,7 @@ impl Scale {
             desired: Scale::per_zone_total(desired, zones).0,
             per_zone: zones,
             min_at_least,
+            min_input: None,
         }
     }
 

@@ -491,6 +491,7 @@ impl<'a> Places<'a> {
             secondary: Vec::new(),
             related: Vec::new(),
             cost: None,
+            leaf: None,
         })
     }
 

@@ -757,6 +757,7 @@ mod tests {
             secondary: spans[1..].iter().map(|s| at(s, "there")).collect(),
             related: Vec::new(),
             cost: None,
+            leaf: None,
         };
         let mut out = String::new();
         render_finding(

@@ -70,7 +70,10 @@ impl Rule for GpuPoolNeverScalesToZero {
                         if serves { "request comes" } else { "job runs" },
                         because(&c.role),
                     ),
-                    help: help(c).into(),
+                    help: match &c.scale.min_input {
+                        Some(input) => input_help(c, input).into(),
+                        None => help(c).into(),
+                    },
                     subject: c.subject.clone(),
                     primary: (
                         min_span.clone(),
@@ -84,8 +87,35 @@ impl Rule for GpuPoolNeverScalesToZero {
                 },
                 cost,
             );
+            if let (Some(input), Some(f)) = (&c.scale.min_input, cx.findings.last_mut()) {
+                f.leaf = Some(gpulint_diagnostics::Leaf {
+                    key: input.key.to_string(),
+                    within: input.within.as_ref().map(ToString::to_string),
+                });
+            }
         }
     }
+}
+
+/// The help for a minimum a module takes in its input: the key the user writes there.
+fn input_help(c: &Capacity, input: &gpulint_model::InputKey) -> String {
+    let entry = match &input.within {
+        Some(w) => format!("the `{w}` entry of `{}`", input.input),
+        None => format!("`{}`", input.input),
+    };
+    let scaler = match c.provider {
+        Provider::Gcp => "GKE adds GPU nodes when GPU pods are pending",
+        Provider::Azure => {
+            "with autoscaling enabled in that entry, the cluster autoscaler adds GPU nodes when \
+             GPU pods are pending (a system pool cannot scale to zero: keep GPUs out of it)"
+        }
+        _ => "the cluster autoscaler or Karpenter adds GPU nodes when GPU pods are pending",
+    };
+    format!(
+        "set `{} = 0` in {entry} (the module's input, which it passes on as the pool's minimum); \
+         {scaler}",
+        input.key
+    )
 }
 
 /// What the minimum costs while no work runs: `min` nodes at list price. A bounded

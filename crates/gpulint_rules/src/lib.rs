@@ -253,6 +253,7 @@ impl<'a> RuleContext<'a> {
             secondary: r.secondary.into_iter().map(label).collect(),
             related: Vec::new(),
             cost: None,
+            leaf: None,
         });
     }
 

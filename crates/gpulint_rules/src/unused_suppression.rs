@@ -40,6 +40,7 @@ pub fn report(d: &Directive, ran: &dyn Fn(&str) -> bool, subject: &str) -> Vec<F
         secondary: Vec::new(),
         related: Vec::new(),
         cost: None,
+        leaf: None,
     };
     if d.ids.is_empty() {
         return vec![finding(

@@ -84,7 +84,7 @@ pub struct Block<'a> {
     defaults: Option<Rc<Block<'a>>>,
 }
 
-fn key_name(key: &ObjectKey) -> Option<&str> {
+pub(crate) fn key_name(key: &ObjectKey) -> Option<&str> {
     match key {
         ObjectKey::Ident(i) => Some(i.as_str()),
         ObjectKey::Expression(Expression::String(s)) => Some(s.as_str()),

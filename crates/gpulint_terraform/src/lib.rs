@@ -18,6 +18,7 @@
 pub mod budget;
 pub mod eval;
 pub mod functions;
+pub mod provenance;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;

@@ -1,0 +1,357 @@
+//! Where a value that travelled through objects and locals was written: the line a user
+//! changes.
+//!
+//! A node pool read from a module input (`node_pools = local.node_pools`) or a resource
+//! instance of `for_each = var.pools` keeps one span for all of its values: the input or
+//! `each.value.min_count`. The value itself was written further up, as one key of one
+//! object (`min_count = 1` in the `gpu-pool-l4` entry of a tfvars list). This follows the
+//! expression at a finding back through `local.*` definitions, `var.*` origins (the
+//! caller's argument, a tfvars line, a default) and the caller's locals in turn, and looks
+//! in every object written literally on the way for the key, in the entry the finding is
+//! about. It runs on the text of the files once findings are known, and only for them.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Range;
+
+use gpulint_model::{Instance, Related, Span};
+use gpulint_source::{FileId, SourceDb};
+use hcl_edit::Span as _;
+use hcl_edit::expr::{Expression, TraversalOperator};
+
+use crate::block::key_name;
+use hcl_edit::structure::{Body, Structure};
+
+/// Places looked at for one finding, at most: locals and origins chain, but not without
+/// end.
+const MAX_PLACES: usize = 64;
+
+/// What to look for: a key (`min_count`) in the entry named `within` (`gpu-pool-l4`: its
+/// key in a map, or a string value beside the key in a list's object).
+#[derive(Clone, Copy, Debug)]
+pub struct Leaf<'a> {
+    pub key: &'a str,
+    pub within: Option<&'a str>,
+}
+
+/// Parsed files, each parsed once for all findings.
+#[derive(Default)]
+pub struct Trees {
+    parsed: HashMap<FileId, Option<Body>>,
+}
+
+impl Trees {
+    fn get(&mut self, db: &SourceDb, file: FileId) -> Option<&Body> {
+        self.parsed
+            .entry(file)
+            .or_insert_with(|| {
+                let f = db.get(file);
+                // JSON files are read through a remap: their spans are not the text's.
+                let json = f
+                    .path()
+                    .and_then(|p| p.extension())
+                    .is_some_and(|e| e == "json");
+                if json || !f.is_loaded() {
+                    return None;
+                }
+                gpulint_syntax::hcl::parse(f.text()).ok()
+            })
+            .as_ref()
+    }
+}
+
+/// The key and entry a finding's value was read as, when its span is
+/// `each.value.KEY` (or `each.value["KEY"]`): the entry is the instance's key in the
+/// subject (`…aws_eks_node_group.gpu["a100"]`).
+pub fn each_value_leaf<'s>(text: &'s str, subject: &'s str) -> Option<Leaf<'s>> {
+    let rest = text.trim().strip_prefix("each.value")?;
+    let key = rest
+        .strip_prefix('.')
+        .or_else(|| rest.strip_prefix("[\"").and_then(|r| r.strip_suffix("\"]")))?;
+    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    let within = subject
+        .strip_suffix("\"]")
+        .and_then(|s| s.rfind("[\"").map(|i| &s[i + 2..]));
+    Some(Leaf { key, within })
+}
+
+/// Where `leaf` was written, starting from the expression at `at` (read by a finding
+/// about `subject`): the literal `key = value` in the entry, with what it says. `None`
+/// when no literal on the way holds it, or when several entries do and none is named.
+pub fn trace(
+    db: &SourceDb,
+    trees: &mut Trees,
+    instances: &[Instance],
+    subject: &str,
+    at: &Span,
+    leaf: Leaf<'_>,
+    each: bool,
+) -> Option<Related> {
+    let mut queue: Vec<(FileId, Range<usize>)> = Vec::new();
+    let start = at.range();
+    if each {
+        // `each.value.KEY`: the entries are the block's `for_each`.
+        let body = trees.get(db, at.file)?;
+        let for_each = enclosing_for_each(body, &start)?;
+        queue.push((at.file, for_each.span()?));
+    } else {
+        queue.push((at.file, start));
+    }
+    let mut seen: HashSet<(FileId, Range<usize>)> = HashSet::new();
+    let mut found: Vec<(FileId, Range<usize>)> = Vec::new();
+    let mut named: Vec<(FileId, Range<usize>)> = Vec::new();
+    let mut i = 0;
+    while i < queue.len() && i < MAX_PLACES {
+        let (file, range) = queue[i].clone();
+        i += 1;
+        if !seen.insert((file, range.clone())) {
+            continue;
+        }
+        let Some(body) = trees.get(db, file) else {
+            continue;
+        };
+        let Some(expr) = expression_at(body, &range) else {
+            continue;
+        };
+        let mut hits = Vec::new();
+        literal_keys(expr, leaf, None, &mut hits, 0);
+        for (span, is_named) in hits {
+            if is_named {
+                named.push((file, span));
+            } else {
+                found.push((file, span));
+            }
+        }
+        // What the expression refers to, in the module instance whose files hold it.
+        let Some(instance) = instances
+            .iter()
+            .filter(|i| i.files.contains(&file) && subject.starts_with(&i.prefix))
+            .max_by_key(|i| i.prefix.len())
+        else {
+            continue;
+        };
+        let mut refs = Vec::new();
+        references(expr, &mut refs, 0);
+        for (root, name) in refs {
+            match root {
+                Root::Var => {
+                    for r in instance.vars.get(&name).into_iter().flatten() {
+                        queue.push((r.span.file, r.span.range()));
+                    }
+                }
+                Root::Local => {
+                    for &f in &instance.files {
+                        if let Some(body) = trees.get(db, f)
+                            && let Some(e) = local_definition(body, &name)
+                            && let Some(r) = e.span()
+                        {
+                            queue.push((f, r));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let pick = |places: &[(FileId, Range<usize>)]| -> Option<(FileId, Range<usize>)> {
+        let first = places.first()?;
+        places.iter().all(|p| p == first).then(|| first.clone())
+    };
+    let (file, range) = match leaf.within {
+        Some(_) if !named.is_empty() => named.first().cloned()?,
+        _ => pick(&found)?,
+    };
+    let message = match leaf.within {
+        Some(w) => format!("`{}` of `{w}` is set here", leaf.key),
+        None => format!("`{}` is set here", leaf.key),
+    };
+    Some(Related {
+        span: Span::new(file, range),
+        message: message.into(),
+    })
+}
+
+enum Root {
+    Var,
+    Local,
+}
+
+/// The expression written at `range`: an attribute's value when the range is the whole
+/// attribute (a tfvars line), or the expression with exactly that span.
+fn expression_at<'b>(body: &'b Body, range: &Range<usize>) -> Option<&'b Expression> {
+    for s in body {
+        match s {
+            Structure::Attribute(a) => {
+                if a.span().as_ref() == Some(range) {
+                    return Some(&a.value);
+                }
+                if a.value
+                    .span()
+                    .is_some_and(|r| r.start <= range.start && range.end <= r.end)
+                    && let Some(e) = within_expr(&a.value, range, 0)
+                {
+                    return Some(e);
+                }
+            }
+            Structure::Block(b) => {
+                if b.body
+                    .span()
+                    .is_none_or(|r| r.start <= range.start && range.end <= r.end)
+                    && let Some(e) = expression_at(&b.body, range)
+                {
+                    return Some(e);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Nesting followed inside one expression, at most.
+const MAX_DEPTH: usize = 32;
+
+fn within_expr<'b>(
+    e: &'b Expression,
+    range: &Range<usize>,
+    depth: usize,
+) -> Option<&'b Expression> {
+    if e.span().as_ref() == Some(range) {
+        return Some(e);
+    }
+    if depth > MAX_DEPTH {
+        return None;
+    }
+    let inner = |x: &'b Expression| within_expr(x, range, depth + 1);
+    match e {
+        Expression::Array(a) => a.iter().find_map(inner),
+        Expression::Object(o) => o.iter().find_map(|(_, v)| inner(v.expr())),
+        Expression::Parenthesis(p) => inner(p.inner()),
+        Expression::FuncCall(f) => f.args.iter().find_map(inner),
+        Expression::Conditional(c) => inner(&c.cond_expr)
+            .or_else(|| inner(&c.true_expr))
+            .or_else(|| inner(&c.false_expr)),
+        Expression::ForExpr(f) => inner(&f.intro.collection_expr)
+            .or_else(|| f.key_expr.as_ref().and_then(inner))
+            .or_else(|| inner(&f.value_expr)),
+        Expression::Traversal(t) => inner(&t.expr),
+        _ => None,
+    }
+}
+
+/// The `for_each` of the block whose body holds `range`, innermost first.
+fn enclosing_for_each<'b>(body: &'b Body, range: &Range<usize>) -> Option<&'b Expression> {
+    for b in body.blocks() {
+        if b.body
+            .span()
+            .is_some_and(|r| r.start <= range.start && range.end <= r.end)
+        {
+            return enclosing_for_each(&b.body, range)
+                .or_else(|| b.body.get_attribute("for_each").map(|a| &a.value));
+        }
+    }
+    None
+}
+
+/// The expression of `locals { name = … }`.
+fn local_definition<'b>(body: &'b Body, name: &str) -> Option<&'b Expression> {
+    body.get_blocks("locals")
+        .find_map(|b| b.body.get_attribute(name))
+        .map(|a| &a.value)
+}
+
+/// `var.x` and `local.y` read anywhere in `e`.
+fn references(e: &Expression, out: &mut Vec<(Root, String)>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let mut go = |x: &Expression| references(x, out, depth + 1);
+    match e {
+        Expression::Traversal(t) => {
+            if let (Expression::Variable(root), Some(TraversalOperator::GetAttr(name))) =
+                (&t.expr, t.operators.first().map(hcl_edit::Decorated::value))
+            {
+                match root.as_str() {
+                    "var" => out.push((Root::Var, name.as_str().to_string())),
+                    "local" => out.push((Root::Local, name.as_str().to_string())),
+                    _ => {}
+                }
+            }
+            references(&t.expr, out, depth + 1);
+        }
+        Expression::Array(a) => a.iter().for_each(go),
+        Expression::Object(o) => o.iter().for_each(|(_, v)| go(v.expr())),
+        Expression::Parenthesis(p) => go(p.inner()),
+        Expression::FuncCall(f) => f.args.iter().for_each(go),
+        Expression::Conditional(c) => {
+            // The condition picks a branch; the value is in the branches.
+            go(&c.true_expr);
+            go(&c.false_expr);
+        }
+        Expression::ForExpr(f) => {
+            go(&f.intro.collection_expr);
+            go(&f.value_expr);
+        }
+        _ => {}
+    }
+}
+
+/// Literal `key = …` entries of objects in `e`, each with whether its object is the entry
+/// named `leaf.within` (its key in the enclosing object, or a string value beside it).
+fn literal_keys(
+    e: &Expression,
+    leaf: Leaf<'_>,
+    entry: Option<&str>,
+    out: &mut Vec<(Range<usize>, bool)>,
+    depth: usize,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match e {
+        Expression::Object(o) => {
+            let named = leaf.within.is_some_and(|w| {
+                entry == Some(w)
+                    || o.iter()
+                        .any(|(_, v)| matches!(v.expr(), Expression::String(s) if s.as_str() == w))
+            });
+            for (k, v) in o {
+                let name = key_name(k);
+                if name == Some(leaf.key)
+                    && let Some(r) = k.span().zip(v.expr().span()).map(|(k, v)| k.start..v.end)
+                {
+                    out.push((r, named));
+                } else {
+                    literal_keys(v.expr(), leaf, name, out, depth + 1);
+                }
+            }
+        }
+        Expression::Array(a) => a
+            .iter()
+            .for_each(|x| literal_keys(x, leaf, None, out, depth + 1)),
+        Expression::Parenthesis(p) => literal_keys(p.inner(), leaf, entry, out, depth + 1),
+        Expression::FuncCall(f) => f
+            .args
+            .iter()
+            .for_each(|x| literal_keys(x, leaf, entry, out, depth + 1)),
+        Expression::Conditional(c) => {
+            literal_keys(&c.true_expr, leaf, entry, out, depth + 1);
+            literal_keys(&c.false_expr, leaf, entry, out, depth + 1);
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::each_value_leaf;
+
+    #[test]
+    fn each_value_reads_key_and_entry() {
+        let l = each_value_leaf("each.value.min_size", "aws_eks_node_group.gpu[\"a100\"]").unwrap();
+        assert_eq!((l.key, l.within), ("min_size", Some("a100")));
+        let l = each_value_leaf("each.value[\"min\"]", "x.y").unwrap();
+        assert_eq!((l.key, l.within), ("min", None));
+        assert!(each_value_leaf("each.key", "x").is_none());
+        assert!(each_value_leaf("var.min", "x").is_none());
+    }
+}
