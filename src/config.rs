@@ -35,6 +35,9 @@
 //! [policies]                              # Rego policies (`--policy` adds to them)
 //! paths = ["policies/"]                   # relative to this file's folder
 //!
+//! [terraform]                             # var files each root module reads
+//! var_files = { "infra/" = ["infra/envs/prod.tfvars"] } # relative to this file's folder
+//!
 //! [rules."policy/gpulint.team_label/deny"] # a policy's rule: its severity only
 //! severity = "warning"
 //! ```
@@ -93,6 +96,10 @@ pub struct Config {
     /// `[policies] paths`: Rego policy files and folders, relative to the config file's
     /// folder as written (so relative to the working directory, as paths are opened).
     pub policies: Vec<PathBuf>,
+    /// `[terraform] var_files`: a folder, and the var files the root modules in it (and
+    /// below it) read after their own tfvars, as `--var-file` would; relative to the
+    /// config file's folder as written.
+    pub var_files: Vec<(PathBuf, Vec<PathBuf>)>,
     /// Where each instance row was written, for errors found when it joins the catalog.
     instance_spans: Vec<Range<usize>>,
     text: String,
@@ -188,6 +195,14 @@ struct File {
     #[serde(default)]
     models: Vec<Spanned<toml::Table>>,
     policies: Option<PoliciesSection>,
+    terraform: Option<TerraformSection>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TerraformSection {
+    #[serde(default)]
+    var_files: BTreeMap<Spanned<String>, Vec<Spanned<String>>>,
 }
 
 #[derive(Deserialize)]
@@ -376,6 +391,22 @@ impl Config {
                     return Err(at(Some(p.span()), "`policies.paths`: a path is empty"));
                 }
                 config.policies.push(dir.join(p.get_ref()));
+            }
+        }
+
+        if let Some(section) = file.terraform {
+            let dir = path.parent().unwrap_or(Path::new(""));
+            for (folder, files) in section.var_files {
+                let mut paths = Vec::new();
+                for f in files {
+                    if f.get_ref().trim().is_empty() {
+                        return Err(at(Some(f.span()), "`terraform.var_files`: a path is empty"));
+                    }
+                    paths.push(dir.join(f.get_ref()));
+                }
+                config
+                    .var_files
+                    .push((dir.join(folder.get_ref().trim_end_matches('/')), paths));
             }
         }
 
@@ -672,6 +703,12 @@ pub fn template() -> String {
          # set one's severity with [rules.\"policy/<package>/deny\"].\n\
          [policies]\n\
          paths = []\n",
+    );
+    s.push_str(
+        "\n# Var files bound to the root modules in a folder (and below it), read after their\n\
+         # own tfvars as `--var-file` would be; paths relative to this file's folder.\n\
+         [terraform]\n\
+         # var_files = { \"infra/\" = [\"infra/envs/prod.tfvars\"] }\n",
     );
     s
 }

@@ -18,7 +18,7 @@ use crate::suppress::{self, Directive};
 
 mod terraform;
 use crate::{filter, lower, rules};
-use terraform::{add_provenance, load_local_modules, unapplied_tfvars};
+use terraform::{add_provenance, load_local_modules, pair_var_files, unapplied_tfvars};
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -232,7 +232,14 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
         db,
         &read.parsed,
         std::mem::take(&mut read.lowered),
-        &read.var_files,
+        &read
+            .var_files
+            .iter()
+            .map(|&id| {
+                let root = read.bound.iter().find(|(b, _)| *b == id);
+                (id, root.map(|(_, folder)| folder.clone()))
+            })
+            .collect::<Vec<_>>(),
         limits,
         &mut lower::Later {
             parse: &parse,
@@ -291,6 +298,9 @@ pub struct Read {
     pub directed: Vec<bool>,
     /// The `--var-file`s, which are also in `db`.
     pub var_files: Vec<FileId>,
+    /// Var files that only the roots in one folder read (`[terraform] var_files`, or the
+    /// module a var file in a folder of only tfvars sets), with that folder's name.
+    pub bound: Vec<(FileId, String)>,
     /// A large run: every text is let go of once lowered, and read again for findings.
     pub unload: bool,
     /// Things skipped on the way, for stderr.
@@ -329,10 +339,40 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     for (i, (input, _)) in inputs.iter_mut().enumerate() {
         seen.add(input, i, cwd.as_deref());
     }
+    // `--var-file`s apply to every root; `[terraform] var_files` to the roots in a folder.
     let mut var_files = Vec::new();
-    for path in &opts.var_files {
-        let bytes = crate::bounded::read_file(path, cap, crate::bounded::MAX_FILE_SIZE)
-            .map_err(|e| format!("cannot read --var-file `{}`: {e}", path.display()))?;
+    let mut bound = Vec::new();
+    let named = opts.var_files.iter().map(|p| (p, None)).chain(
+        config
+            .var_files
+            .iter()
+            .flat_map(|(folder, files)| files.iter().map(move |f| (f, Some(folder)))),
+    );
+    // A folder the run holds no file of has no root to read its var files.
+    let in_run = |folder: &std::path::Path| {
+        let f = folder_name(folder, cwd.as_deref());
+        inputs.iter().any(|(i, _)| {
+            i.path.is_some()
+                && (f.is_empty()
+                    || i.name
+                        .strip_prefix(f.as_str())
+                        .is_some_and(|r| r.starts_with('/')))
+        })
+    };
+    let named: Vec<_> = named
+        .filter(|(_, folder)| folder.is_none_or(|f| in_run(f)))
+        .collect();
+    for (path, folder) in named {
+        let bytes =
+            crate::bounded::read_file(path, cap, crate::bounded::MAX_FILE_SIZE).map_err(|e| {
+                match folder {
+                    None => format!("cannot read --var-file `{}`: {e}", path.display()),
+                    Some(_) => format!(
+                        "cannot read `{}` of `[terraform] var_files` in the configuration: {e}",
+                        path.display()
+                    ),
+                }
+            })?;
         let mut input = Input {
             name: crate::source::names::display_name(path, cwd.as_deref()),
             path: Some(path.clone()),
@@ -351,7 +391,11 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
                 inputs.len() - 1
             }
         };
-        var_files.push(FileId(u32::try_from(index).expect("few files")));
+        let id = FileId(u32::try_from(index).expect("few files"));
+        var_files.push(id);
+        if let Some(folder) = folder {
+            bound.push((id, folder_name(folder, cwd.as_deref())));
+        }
     }
 
     // Terraform is held whole when there is little of it; above that, root modules are
@@ -391,6 +435,7 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         directives: Vec::new(),
         directed: Vec::with_capacity(loaded.len()),
         var_files: var_files.clone(),
+        bound,
         unload: how.unload,
         notes: found.notes,
     };
@@ -398,10 +443,13 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     for l in loaded {
         run.add(l, &mut templates);
     }
+    let paired = pair_var_files(&mut run, &mut seen, &how);
+    run.notes.extend(paired);
     let local = load_local_modules(&mut run, &mut seen, &how);
     run.notes.extend(local);
     run.notes.extend(templates_note(&templates));
-    run.notes.extend(unapplied_tfvars(&run.db, &run.var_files));
+    let unapplied = unapplied_tfvars(&run, &how);
+    run.notes.extend(unapplied);
     Ok(run)
 }
 
@@ -488,6 +536,12 @@ struct Reading<'a> {
     unload: bool,
     /// The `--var-file`s: every root reads them, so they are held whatever `defer` says.
     var_files: &'a [FileId],
+}
+
+/// A folder as lowering names it: its display name, `""` for the top.
+fn folder_name(folder: &std::path::Path, cwd: Option<&std::path::Path>) -> String {
+    let name = crate::source::names::display_name(folder, cwd);
+    if name == "." { String::new() } else { name }
 }
 
 /// Loads files in parallel on the pool, the first as `FileId(first)`.

@@ -2,9 +2,149 @@
 //! sources the loaded files call, the variable files no `--var-file` names, and, once
 //! findings are known, where the values they rest on were written.
 
+use std::path::{Path, PathBuf};
+
 use super::{Finding, Input, Read, Reading, load_all, reload};
 use crate::lower;
 use crate::source::{FileId, FileKind, SourceDb};
+
+/// Folders above a folder of variable files searched for the module they set: an
+/// `environments/prod/` folder two levels below its module is as far as layouts go.
+const PAIR_LEVELS: usize = 3;
+
+/// Reads the root module each `--var-file` kept in a folder with no Terraform sets
+/// (`envs/prod.tfvars` beside `main.tf` one level up, or in a sibling `terraform/`): the
+/// nearest such folder whose variables declare every key of the file. Terraform applies
+/// a var file to the module it runs in, so a folder of only tfvars is never a root of
+/// its own. Returns a note for each pairing, so the run says what it linted.
+pub(super) fn pair_var_files(
+    run: &mut Read,
+    seen: &mut crate::discover::Seen,
+    how: &Reading,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
+    for id in run.var_files.clone() {
+        let file = run.db.get(id);
+        let Some(folder) = file.path().and_then(Path::parent) else {
+            continue;
+        };
+        if has_module(&run.db, folder) {
+            continue;
+        }
+        let keys = tfvars_keys(&run.parsed[id.0 as usize]);
+        let Some(root) = paired_root(folder, &keys, how) else {
+            continue;
+        };
+        let name = crate::source::names::display_name(&root, how.cwd);
+        // It sets that module only, whatever else the run holds.
+        if !run.bound.iter().any(|(b, _)| *b == id) {
+            run.bound.push((id, super::folder_name(&root, how.cwd)));
+        }
+        notes.push(format!(
+            "`{}` sets no module in its own folder: read with `{name}`, the nearest folder \
+             whose variables declare its keys",
+            file.name
+        ));
+        if has_module(&run.db, &root) {
+            continue;
+        }
+        for p in crate::discover::module_config_files(&root, how.follow).files {
+            let mut input = Input {
+                name: crate::source::names::display_name(&p, how.cwd),
+                kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
+                path: Some(p),
+                requested: true,
+            };
+            let index = run.db.len() + wanted.len();
+            if seen.add(&mut input, index, how.cwd).is_none() {
+                wanted.push((input, None));
+            }
+        }
+    }
+    let loaded = load_all(wanted, run.db.len(), how);
+    let mut templates = Vec::new();
+    for l in loaded {
+        run.add(l, &mut templates);
+    }
+    notes
+}
+
+/// Whether the run holds a Terraform file in `folder`.
+fn has_module(db: &SourceDb, folder: &Path) -> bool {
+    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    db.iter().any(|(_, f)| {
+        f.kind == FileKind::Terraform
+            && f.path()
+                .and_then(Path::parent)
+                .is_some_and(|p| p == folder || std::fs::canonicalize(p).is_ok_and(|p| p == folder))
+    })
+}
+
+/// The variables a tfvars file sets: its top-level keys.
+fn tfvars_keys(parsed: &crate::parse::Parsed) -> Vec<String> {
+    match &parsed.syntax {
+        crate::parse::Syntax::Hcl(body) => body
+            .attributes()
+            .map(|a| a.key.as_str().to_string())
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The module folder a folder of variable files with `keys` sets: up to [`PAIR_LEVELS`]
+/// folders up, not past the checkout (a folder with `.git`), each folder itself and then
+/// its `terraform/`, the first whose `variable` blocks declare every key.
+fn paired_root(folder: &Path, keys: &[String], how: &Reading) -> Option<PathBuf> {
+    if keys.is_empty() {
+        return None;
+    }
+    let folder = std::fs::canonicalize(folder).ok()?;
+    for up in folder.ancestors().skip(1).take(PAIR_LEVELS) {
+        for candidate in [up.to_path_buf(), up.join("terraform")] {
+            let declared = declared_variables(&candidate, how);
+            if !declared.is_empty() && keys.iter().all(|k| declared.contains(k)) {
+                return Some(candidate);
+            }
+        }
+        if up.join(".git").exists() {
+            break;
+        }
+    }
+    None
+}
+
+/// The names of the `variable "NAME"` blocks of a folder's `.tf` files, each file read
+/// within the run's size cap.
+fn declared_variables(dir: &Path, how: &Reading) -> Vec<String> {
+    let mut names = Vec::new();
+    for p in crate::discover::module_config_files(dir, how.follow).files {
+        if p.extension().is_some_and(|e| e == "json") {
+            continue;
+        }
+        let Ok(text) = crate::bounded::read_text(&p, how.cap, crate::bounded::MAX_FILE_SIZE) else {
+            continue;
+        };
+        names.extend(variable_names(&text));
+    }
+    names
+}
+
+/// `variable "gpu_pools" {` → `gpu_pools`, for every such line.
+fn variable_names(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.lines().filter_map(|line| {
+        let rest = line.trim_start().strip_prefix("variable")?;
+        if !rest.starts_with(|c: char| c.is_whitespace() || c == '"') {
+            return None;
+        }
+        let rest = rest.trim_start();
+        let name = match rest.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next()?,
+            None => rest.split(|c: char| c.is_whitespace() || c == '{').next()?,
+        };
+        (!name.is_empty()).then(|| name.to_string())
+    })
+}
 
 /// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
 /// that the run does not hold yet, as Terraform would: they are judged through the call,
@@ -174,35 +314,69 @@ pub(super) fn add_provenance(
 /// A note for each folder whose `*.tfvars` files Terraform does not read by itself
 /// (`prod.tfvars`, `staging.tfvars`: environments) and that no `--var-file` names: their
 /// values were not applied, so the module was checked on its defaults.
-pub(super) fn unapplied_tfvars(db: &SourceDb, var_files: &[FileId]) -> Vec<String> {
-    let mut by_folder: std::collections::BTreeMap<String, Vec<&str>> =
+pub(super) fn unapplied_tfvars(run: &Read, how: &Reading) -> Vec<String> {
+    // By folder: the files, and one of them held as a tree (for its keys).
+    let mut by_folder: std::collections::BTreeMap<String, (Vec<&str>, Option<FileId>, PathBuf)> =
         std::collections::BTreeMap::new();
-    for (id, f) in db.iter() {
-        if f.kind != FileKind::TfVars || f.path().is_none() || var_files.contains(&id) {
+    for (id, f) in run.db.iter() {
+        let Some(path) = f.path() else { continue };
+        if f.kind != FileKind::TfVars || run.var_files.contains(&id) {
             continue;
         }
         let base = f.name.rsplit('/').next().unwrap_or(&f.name);
         if crate::lower::tfvars_rank(base).is_none() {
-            by_folder
+            let dir = path.parent().unwrap_or_else(|| Path::new("")).to_path_buf();
+            let entry = by_folder
                 .entry(crate::lower::folder_of(&f.name))
-                .or_default()
-                .push(base);
+                .or_insert_with(|| (Vec::new(), None, dir));
+            entry.0.push(base);
+            entry.1.get_or_insert(id);
         }
     }
     by_folder
         .into_iter()
-        .map(|(folder, files)| {
+        .filter_map(|(folder, (files, first, dir))| {
             let folder = if folder.is_empty() { "." } else { &folder };
-            format!(
-                "`{folder}` has variable files Terraform applies only when named ({}): \
-                 checked without them; lint each environment with `--var-file {}`",
+            let file = if folder == "." {
+                files[0].to_string()
+            } else {
+                format!("{folder}/{}", files[0])
+            };
+            if has_module(&run.db, &dir) {
+                return Some(format!(
+                    "`{folder}` has variable files Terraform applies only when named ({}): \
+                     checked without them; lint each environment with \
+                     `gpulint check --var-file {file} {folder}`",
+                    files.join(", "),
+                ));
+            }
+            // A folder of only tfvars: advise the module they set, or nothing.
+            let keys = first.map(|id| tfvars_keys(&run.parsed[id.0 as usize]))?;
+            let root = paired_root(&dir, &keys, how)?;
+            let root = crate::source::names::display_name(&root, how.cwd);
+            let root = if root.is_empty() {
+                ".".to_string()
+            } else {
+                root
+            };
+            Some(format!(
+                "`{folder}` has variable files for the module in `{root}` ({}): not applied; \
+                 lint each environment with `gpulint check --var-file {file} {root}`",
                 files.join(", "),
-                if folder == "." {
-                    files[0].to_string()
-                } else {
-                    format!("{folder}/{}", files[0])
-                },
-            )
+            ))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::variable_names;
+
+    #[test]
+    fn variable_blocks_are_named() {
+        let text =
+            "variable \"gpu_pools\" {\n}\n  variable bare {}\nvariables = 1\n# variable \"x\"\n";
+        let names: Vec<String> = variable_names(text).collect();
+        assert_eq!(names, ["gpu_pools", "bare"]);
+    }
 }

@@ -351,3 +351,103 @@ fn a_value_that_travelled_in_objects_is_traced_to_the_line_that_writes_it() {
         "{related:#}"
     );
 }
+
+/// A var file kept in a folder with no Terraform (`envs/prod.tfvars`) sets the nearest
+/// folder above whose variables declare its keys: that module is linted with it, and the
+/// notes advise that folder, never the empty one.
+#[test]
+fn a_var_file_in_a_folder_of_only_tfvars_sets_the_module_that_declares_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::common::write(
+        d,
+        "infra/main.tf",
+        "variable \"gpu_min\" {\n  default = 0\n}\n\nresource \"aws_eks_node_group\" \"gpu\" {\n  cluster_name   = \"ml\"\n  node_role_arn  = \"arn:aws:iam::123456789012:role/eks-node\"\n  subnet_ids     = [\"subnet-0abc\"]\n  instance_types = [\"g6e.xlarge\"]\n  scaling_config {\n    min_size     = var.gpu_min\n    max_size     = 4\n    desired_size = 1\n  }\n}\n",
+    );
+    crate::common::write(d, "infra/envs/prod.tfvars", "gpu_min = 2\n");
+    crate::common::write(d, "infra/envs/dev.tfvars", "gpu_min = 0\n");
+    crate::common::write(d, "infra/other/unrelated.tfvars", "region = \"eu\"\n");
+    let run = |args: &[&str]| crate::common::gpulint(args, d, None);
+
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "--var-file",
+        "infra/envs/prod.tfvars",
+        "infra/envs",
+    ]);
+    let report = json(&o);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(findings[0]["file"], "infra/main.tf");
+    assert_eq!(findings[0]["related"][0]["file"], "infra/envs/prod.tfvars");
+    let notes = crate::common::stderr(&o);
+    assert!(
+        notes.contains(
+            "`infra/envs/prod.tfvars` sets no module in its own folder: read with `infra`"
+        ),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("`gpulint check --var-file infra/envs/dev.tfvars infra`"),
+        "{notes}"
+    );
+
+    // Keys no module above declares: nothing is paired, and no folder is advised.
+    let o = run(&[
+        "check",
+        "--format",
+        "json",
+        "--var-file",
+        "infra/other/unrelated.tfvars",
+        "infra/other",
+    ]);
+    assert_eq!(json(&o)["findings"].as_array().unwrap().len(), 0);
+    assert!(
+        !crate::common::stderr(&o).contains("infra/other`"),
+        "{}",
+        crate::common::stderr(&o)
+    );
+}
+
+/// `[terraform] var_files` binds var files to the roots in one folder: the other roots of
+/// the run keep their defaults.
+#[test]
+fn configured_var_files_apply_only_to_the_roots_they_are_bound_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let pool = "variable \"gpu_min\" {\n  default = 0\n}\n\nresource \"aws_eks_node_group\" \"gpu\" {\n  cluster_name   = \"ml\"\n  node_role_arn  = \"arn:aws:iam::123456789012:role/eks-node\"\n  subnet_ids     = [\"subnet-0abc\"]\n  instance_types = [\"g6e.xlarge\"]\n  scaling_config {\n    min_size     = var.gpu_min\n    max_size     = 4\n    desired_size = 1\n  }\n}\n";
+    crate::common::write(d, "training/main.tf", pool);
+    crate::common::write(d, "serving/main.tf", pool);
+    crate::common::write(d, "envs/prod.tfvars", "gpu_min = 2\n");
+    crate::common::write(
+        d,
+        ".gpulint.toml",
+        "[terraform]\nvar_files = { \"serving/\" = [\"envs/prod.tfvars\"] }\n",
+    );
+
+    let report = json(&crate::common::gpulint(
+        &["check", "--format", "json", "training", "serving"],
+        d,
+        None,
+    ));
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(findings[0]["file"], "serving/main.tf");
+    assert_eq!(findings[0]["related"][0]["file"], "envs/prod.tfvars");
+
+    // A var file the configuration names that is not there is an error, not a silence.
+    crate::common::write(
+        d,
+        ".gpulint.toml",
+        "[terraform]\nvar_files = { \"serving/\" = [\"envs/missing.tfvars\"] }\n",
+    );
+    let o = crate::common::gpulint(&["check", "serving"], d, None);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        crate::common::stderr(&o).contains("envs/missing.tfvars"),
+        "{}",
+        crate::common::stderr(&o)
+    );
+}

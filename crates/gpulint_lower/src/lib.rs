@@ -99,6 +99,15 @@ pub fn folder_of(name: &str) -> String {
     folder_str(name).to_string()
 }
 
+/// Whether the folder `dir` is `folder` or below it (`""` is the top, above all).
+fn in_folder(dir: &str, folder: &str) -> bool {
+    folder.is_empty()
+        || dir == folder
+        || dir
+            .strip_prefix(folder)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
 /// [`folder_of`], borrowed.
 fn folder_str(name: &str) -> &str {
     name.rsplit_once('/').map_or("", |(d, _)| d)
@@ -302,15 +311,20 @@ fn lower_module(
     }
 }
 
+/// A var file the run names, applied after each root module's own tfvars: to every root
+/// (`--var-file`), or to the roots in one folder and below it (`""`: the top).
+pub type VarFile = (FileId, Option<String>);
+
 /// Lowers every parsed file. `parsed[i]` belongs to `FileId(i)`; `var_files` are the
 /// `--var-file`s, applied after each module's own tfvars.
 pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventory {
+    let var_files: Vec<VarFile> = var_files.iter().map(|&id| (id, None)).collect();
     // Every tree is held: nothing is deferred, so nothing is parsed later.
     lower_with(
         db,
         parsed,
         Vec::new(),
-        var_files,
+        &var_files,
         &Limits::default(),
         &mut Later {
             parse: &|ids: &[FileId]| ids.iter().map(|_| (None, Parsed::skipped())).collect(),
@@ -355,7 +369,7 @@ pub fn lower_with(
     db: &SourceDb,
     parsed: &[Parsed],
     mut early: Vec<Option<Box<Inventory>>>,
-    var_files: &[FileId],
+    var_files: &[VarFile],
     limits: &Limits,
     later: &mut Later<'_>,
 ) -> Inventory {
@@ -385,7 +399,7 @@ pub fn lower_with(
     let mut folders: BTreeMap<String, Folder> = BTreeMap::new();
     let mut plans = Vec::new();
     for (id, file) in db.iter() {
-        if var_files.contains(&id) {
+        if var_files.iter().any(|(v, _)| *v == id) {
             continue;
         }
         // Keyed by the normalised name, so `./infra/a.tf` and `infra/b.tf` share a module;
@@ -408,9 +422,9 @@ pub fn lower_with(
             _ => {}
         }
     }
-    let globals: Vec<TfFile<'_>> = var_files
+    let globals: Vec<(Option<&str>, TfFile<'_>)> = var_files
         .iter()
-        .filter_map(|&id| tf_file(parsed, None, id))
+        .filter_map(|(id, root)| Some((root.as_deref(), tf_file(parsed, None, *id)?)))
         .collect();
     // The local folders each folder's files call.
     let calls: BTreeMap<&String, Vec<String>> = folders
@@ -589,7 +603,8 @@ struct Judge<'a, 'l> {
     parsed: &'a [Parsed],
     folders: &'a BTreeMap<String, Folder>,
     calls: &'a BTreeMap<&'a String, Vec<String>>,
-    globals: &'a [TfFile<'a>],
+    /// The run's var files, each with the folder whose roots read it (all when `None`).
+    globals: &'a [(Option<&'a str>, TfFile<'a>)],
     limits: &'a Limits,
     later: &'a mut Later<'l>,
 }
@@ -702,7 +717,12 @@ impl Judge<'_, '_> {
             .iter()
             .filter_map(|(_, id)| tf_file(self.parsed, Some(trees), *id))
             .collect();
-        vars.extend(self.globals.iter().copied());
+        vars.extend(
+            self.globals
+                .iter()
+                .filter(|(root, _)| root.is_none_or(|r| in_folder(dir, r)))
+                .map(|(_, f)| *f),
+        );
         // A file that did not parse adds nothing; it is reported as `parse-error`.
         let module = Module::new(&tree.folders[dir], &vars);
         // Each root has its own module budget: a monorepo of many roots is checked as
