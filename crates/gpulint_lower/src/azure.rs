@@ -73,6 +73,9 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         for r in module.resources_of(rtype) {
             let mut c = scale_set(&r);
             c.region = location(&r.block);
+            if let Some(scale) = autoscale(module, &r) {
+                c.scale = scale;
+            }
             out.capacity.push(c);
         }
     }
@@ -118,6 +121,68 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         c.reserved = Some(r.header());
         out.capacity.push(c);
     }
+}
+
+/// The bounds of an enabled `azurerm_monitor_autoscale_setting` whose
+/// `target_resource_id` is the scale set `set`: the lowest `minimum` of its profiles (a
+/// night profile may go lower than the day's), the highest `maximum`, and the first
+/// profile's `default` as the size it starts at.
+fn autoscale(module: &Module<'_>, set: &Resource<'_>) -> Option<Scale> {
+    let setting = module
+        .resources_of("azurerm_monitor_autoscale_setting")
+        .find(|a| {
+            a.block
+                .expr("target_resource_id")
+                .map(references)
+                .unwrap_or_default()
+                .iter()
+                .any(|t| t.rtype == set.rtype && t.name == set.name)
+        })?;
+    let b = &setting.block;
+    match b.bool("enabled") {
+        Value::Known(false, _) => return None,
+        Value::Unknown(s) => return Some(Scale::unknown(s)),
+        _ => {}
+    }
+    let profiles = match b.blocks("profile") {
+        Value::Known(p, _) if !p.is_empty() => p,
+        Value::Unknown(s) => return Some(Scale::unknown(s)),
+        _ => return None,
+    };
+    let mut capacities = Vec::new();
+    for p in &profiles {
+        match p.block("capacity") {
+            Value::Known(c, _) => capacities.push(c),
+            Value::Unknown(s) => return Some(Scale::unknown(s)),
+            Value::Absent => {}
+        }
+    }
+    let bound = |key: &str, lowest: bool| -> Value<u64> {
+        let mut best: Option<(u64, Span)> = None;
+        for c in &capacities {
+            match c.u64(key) {
+                Value::Known(n, s) => {
+                    if best
+                        .as_ref()
+                        .is_none_or(|(b, _)| if lowest { n < *b } else { n > *b })
+                    {
+                        best = Some((n, s));
+                    }
+                }
+                Value::Unknown(s) => return Value::Unknown(s),
+                Value::Absent => {}
+            }
+        }
+        best.map_or(Value::Absent, |(n, s)| Value::Known(n, s))
+    };
+    Some(Scale {
+        min: bound("minimum", true),
+        max: bound("maximum", false),
+        desired: capacities
+            .first()
+            .map_or(Value::Absent, |c| c.u64("default")),
+        ..Scale::default()
+    })
 }
 
 /// A resource's `location`, as the price list names regions: `"East US"` → `eastus`.

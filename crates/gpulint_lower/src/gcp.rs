@@ -1,7 +1,8 @@
 //! GCP: VMs and instance templates (GPUs from accelerator-optimized machine types or
 //! `guest_accelerator`), their stops (`max_run_duration`, `termination_time`, instance
-//! schedules) and placement (resource-policy collocation), reservations, and GKE node
-//! pools, standalone or inline in the cluster.
+//! schedules) and placement (resource-policy collocation), managed instance groups with
+//! their templates and autoscalers, reservations, and GKE node pools, standalone or inline
+//! in the cluster.
 
 use gpulint_facts::instance_machine;
 use gpulint_facts::{Confidence, Interconnect, catalog};
@@ -12,6 +13,7 @@ use gpulint_model::{
 use gpulint_terraform::{Block, Module, Resource, references};
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
+    let in_groups = templates_in_groups(module);
     for (rtype, kind) in [
         ("google_compute_instance", CapacityKind::Instance),
         ("google_compute_instance_template", CapacityKind::Template),
@@ -21,7 +23,16 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         ),
     ] {
         for r in module.resources_of(rtype) {
+            // A template a managed instance group uses is judged as that group.
+            if kind == CapacityKind::Template && in_groups.iter().any(|t| t == r.name) {
+                continue;
+            }
             out.capacity.push(vm(module, &r, kind));
+        }
+    }
+    for rtype in MIGS {
+        for r in module.resources_of(rtype) {
+            out.capacity.push(managed_group(module, &r));
         }
     }
     for r in module.resources_of("google_compute_reservation") {
@@ -94,6 +105,113 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     c.reserved = specific_reservation(b);
     c.role = super::resource_role(r, &["labels"], &["name"]);
     c
+}
+
+/// Managed instance groups, zonal and regional.
+const MIGS: [&str; 2] = [
+    "google_compute_instance_group_manager",
+    "google_compute_region_instance_group_manager",
+];
+
+/// The names of the instance templates the module's managed instance groups use.
+fn templates_in_groups(module: &Module<'_>) -> Vec<String> {
+    MIGS.iter()
+        .flat_map(|t| module.resources_of(t))
+        .flat_map(|g| group_template_refs(&g.block))
+        .map(|r| r.name)
+        .collect()
+}
+
+/// The templates a group's `version { instance_template }` blocks name.
+fn group_template_refs(b: &Block<'_>) -> Vec<gpulint_terraform::ResourceRef> {
+    let Value::Known(versions, _) = b.blocks("version") else {
+        return Vec::new();
+    };
+    versions
+        .iter()
+        .filter_map(|v| v.expr("instance_template"))
+        .flat_map(references)
+        .filter(|r| r.rtype.ends_with("instance_template"))
+        .collect()
+}
+
+/// A managed instance group: the machines, market, stops and placement of the template its
+/// first `version` names (unknown when the template is not in the module), its zone or
+/// zones, and its size: the bounds of an autoscaler that targets it, else `target_size`
+/// (0 when left out, as the provider defaults it).
+fn managed_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
+    let b = &r.block;
+    let mut c = Capacity::new(r.subject(), Provider::Gcp, CapacityKind::Group, r.header());
+    let template = group_template_refs(b)
+        .into_iter()
+        .next()
+        .and_then(|t| module.resource(&t.rtype, &t.name));
+    match template {
+        Some(t) => {
+            let from = vm(module, &t, CapacityKind::Template);
+            c.machines = from.machines;
+            c.market = from.market;
+            c.stop = from.stop;
+            c.placement = from.placement;
+            c.reserved = from.reserved;
+            c.role = from.role;
+        }
+        None => {
+            let span = b.span_of("version").unwrap_or_else(|| r.header());
+            c.machines = Value::Unknown(span.clone());
+            c.market = Value::Unknown(span);
+        }
+    }
+    c.zones = match (
+        b.str("zone"),
+        b.string_list("distribution_policy_zones"),
+        b.str("region"),
+    ) {
+        (Value::Known(z, s), _, _) => Value::Known(Zones::Listed(vec![z.into()]), s),
+        (_, Value::Known(z, s), _) if !z.is_empty() => Value::Known(Zones::of(z), s),
+        (_, _, Value::Known(region, s)) => Value::Known(Zones::Region(region), s),
+        (Value::Unknown(s), _, _) | (_, Value::Unknown(s), _) | (_, _, Value::Unknown(s)) => {
+            Value::Unknown(s)
+        }
+        _ => Value::Absent,
+    };
+    c.scale = match autoscaler(module, r) {
+        Some(a) => match a.block.block("autoscaling_policy") {
+            Value::Known(p, _) => Scale {
+                min: p.u64("min_replicas"),
+                max: p.u64("max_replicas"),
+                ..Scale::default()
+            },
+            Value::Unknown(s) => Scale::unknown(s),
+            Value::Absent => Scale::unknown(a.header()),
+        },
+        None => Scale::fixed(match b.u64("target_size") {
+            Value::Absent => Value::Known(0, r.header()),
+            n => n,
+        }),
+    };
+    if c.role.known().is_none() {
+        c.role = super::resource_role(r, &[], &["name", "base_instance_name"]);
+    }
+    c
+}
+
+/// The autoscaler whose `target` is the group `g`.
+fn autoscaler<'m>(module: &'m Module<'_>, g: &Resource<'_>) -> Option<Resource<'m>> {
+    [
+        "google_compute_autoscaler",
+        "google_compute_region_autoscaler",
+    ]
+    .iter()
+    .flat_map(|t| module.resources_of(t))
+    .find(|a| {
+        a.block
+            .expr("target")
+            .map(references)
+            .unwrap_or_default()
+            .iter()
+            .any(|x| x.rtype == g.rtype && x.name == g.name)
+    })
 }
 
 /// The GPUs of a GCP machine: attached to the machine type (A2, A3, A4, G2, G4), or added

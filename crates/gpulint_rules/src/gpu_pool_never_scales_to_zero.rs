@@ -171,6 +171,10 @@ fn help(c: &Capacity) -> &'static str {
             "set `min_size = 0` and scale up on demand (the cluster autoscaler, Karpenter, or a \
              scheduled action for batch windows)"
         }
+        (Provider::Gcp, CapacityKind::Group) => {
+            "attach an autoscaler (`google_compute_autoscaler`) with `autoscaling_policy { \
+             min_replicas = 0 }`, or set `target_size = 0` while no job runs"
+        }
         (Provider::Gcp, _) => {
             "enable `autoscaling` with `min_node_count = 0` (or `total_min_node_count = 0`); GKE \
              adds GPU nodes when GPU pods are pending"
