@@ -67,6 +67,9 @@ struct Template {
     placement: Value<Placement>,
     efa: Value<bool>,
     reserved: Option<Span>,
+    /// What the template says its machines do (its names, comment, description and
+    /// start-up script arguments): the role of a group that has none of its own.
+    role: gpulint_model::Inferred<gpulint_model::Role>,
 }
 
 fn template(module: &Module<'_>, lt: &Resource<'_>) -> Template {
@@ -83,6 +86,7 @@ fn template(module: &Module<'_>, lt: &Resource<'_>) -> Template {
         placement,
         efa,
         reserved: reservation_target(b),
+        role: super::resource_role(lt, &["tags"], &["name"]),
     }
 }
 
@@ -390,11 +394,20 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         })
         .unwrap_or_default();
     let name = b.str("name").known().cloned();
-    c.role = gpulint_model::intent::from_entries(
-        &tags,
-        std::iter::once(r.name).chain(name.as_deref()),
+    c.role = super::or_block_role(
+        gpulint_model::intent::from_entries(
+            &tags,
+            std::iter::once(r.name).chain(name.as_deref()),
+            &r.header(),
+        ),
+        b,
         &r.header(),
     );
+    if c.role.known().is_none()
+        && let Value::Known(t, _) = &lt
+    {
+        c.role = t.role.clone();
+    }
     c
 }
 

@@ -302,9 +302,13 @@ pub(super) fn aks_pool(
             header.clone(),
         ));
     }
-    c.role = gpulint_model::intent::from_entries(
-        &entries,
-        words.iter().copied().chain(name.as_deref()),
+    c.role = super::or_block_role(
+        gpulint_model::intent::from_entries(
+            &entries,
+            words.iter().copied().chain(name.as_deref()),
+            &header,
+        ),
+        pool,
         &header,
     );
     c

@@ -570,9 +570,13 @@ fn node_pool(
             header.clone(),
         ));
     }
-    c.role = gpulint_model::intent::from_entries(
-        &c.labels,
-        [c.subject.as_str()].into_iter().chain(name.as_deref()),
+    c.role = super::or_block_role(
+        gpulint_model::intent::from_entries(
+            &c.labels,
+            [c.subject.as_str()].into_iter().chain(name.as_deref()),
+            &header,
+        ),
+        pool,
         &header,
     );
     c

@@ -22,29 +22,17 @@ use hcl_edit::structure::Body;
 use gpulint_kubernetes as kubernetes;
 use gpulint_model::intent;
 use gpulint_model::{
-    Capacity, Inferred, Inventory, LimitProblem, Provider, Role, Span, Stop, StopKind,
-    SyntaxProblem, Value,
+    Capacity, Inventory, LimitProblem, Provider, Span, Stop, StopKind, SyntaxProblem, Value,
 };
 use gpulint_source::limits::{Limit, Limits};
 use gpulint_source::{FileId, FileKind, SourceDb, SourceFile};
 use gpulint_syntax::{Parsed, Syntax};
-use gpulint_terraform::{Input, Module, Resource, ResourceRef, TfFile, budget, eval};
+use gpulint_terraform::{Input, Module, ResourceRef, TfFile, budget, eval};
 
 mod link;
+mod role;
 use link::link;
-
-/// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
-/// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
-/// maps' keys and values.
-pub fn resource_role(r: &Resource<'_>, maps: &[&str], names: &[&str]) -> Inferred<Role> {
-    let entries: Vec<_> = maps.iter().flat_map(|m| r.block.string_map(m)).collect();
-    let named: Vec<String> = names
-        .iter()
-        .filter_map(|n| r.block.str(n).known().cloned())
-        .collect();
-    let words = std::iter::once(r.name).chain(named.iter().map(String::as_str));
-    intent::from_entries(&entries, words, &r.header())
-}
+pub use role::{block_role, or_block_role, resource_role};
 
 /// Attaches a stop mechanism (an alarm, a schedule) to the capacity its `targets`
 /// reference. With no traceable target it may stop any of `capacity`, so each gets it as

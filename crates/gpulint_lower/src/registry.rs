@@ -212,7 +212,11 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
             header.clone(),
         ));
     }
-    c.role = gpulint_model::intent::from_entries(&entries, [key, name.as_str()], &header);
+    c.role = super::or_block_role(
+        gpulint_model::intent::from_entries(&entries, [key, name.as_str()], &header),
+        g,
+        &header,
+    );
     c
 }
 
@@ -313,7 +317,11 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             name.clone().into(),
             header.clone(),
         ));
-        c.role = gpulint_model::intent::from_entries(&c.labels, [name.as_str()], &header);
+        c.role = super::or_block_role(
+            gpulint_model::intent::from_entries(&c.labels, [name.as_str()], &header),
+            b,
+            &header,
+        );
         inv.capacity.push(c);
     }
 }
@@ -398,7 +406,11 @@ fn fabric_nodepool(call: &Call<'_>) -> Capacity {
         name.clone().into(),
         header.clone(),
     ));
-    c.role = gpulint_model::intent::from_entries(&c.labels, [name.as_str(), call.name], &header);
+    c.role = super::or_block_role(
+        gpulint_model::intent::from_entries(&c.labels, [name.as_str(), call.name], &header),
+        b,
+        &header,
+    );
     c
 }
 
@@ -458,7 +470,11 @@ fn aks(call: &Call<'_>, inv: &mut Inventory) {
         };
         c.labels = b.string_map("agents_labels");
         c.taints = super::azure::written_taints(b, "agents_taints");
-        c.role = gpulint_model::intent::from_entries(&c.labels, ["default"], &span);
+        c.role = super::or_block_role(
+            gpulint_model::intent::from_entries(&c.labels, ["default"], &span),
+            b,
+            &span,
+        );
         inv.capacity.push(c);
     }
 }

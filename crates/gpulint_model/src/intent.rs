@@ -158,13 +158,20 @@ pub enum Word<'a> {
     Name(&'a str),
     /// A label or tag, key and value.
     Label(&'a str, &'a str),
+    /// The comment written just above the block (`# GPU node group for LLM inference`).
+    Comment(&'a str),
+    /// A `description` attribute.
+    Description(&'a str),
+    /// An argument handed to the machine's start-up script (`templatefile(…, { vllm_args
+    /// = … })`): its name and value.
+    StartupArg(&'a str, &'a str),
 }
 
 impl Word<'_> {
     fn texts(&self) -> [&str; 2] {
         match *self {
-            Word::Name(n) => [n, ""],
-            Word::Label(k, v) => [k, v],
+            Word::Name(n) | Word::Comment(n) | Word::Description(n) => [n, ""],
+            Word::Label(k, v) | Word::StartupArg(k, v) => [k, v],
         }
     }
 
@@ -172,7 +179,18 @@ impl Word<'_> {
         match self {
             Word::Name(n) => format!("its name `{n}`"),
             Word::Label(k, v) => format!("its label `{k}: {v}`"),
+            Word::Comment(c) => format!("the comment above it: `{}`", clip(c)),
+            Word::Description(d) => format!("its description `{}`", clip(d)),
+            Word::StartupArg(k, v) => format!("its start-up script's `{k} = {}`", clip(v)),
         }
+    }
+}
+
+/// Free text as evidence: its first 80 characters.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(80) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
     }
 }
 

@@ -82,6 +82,8 @@ pub struct Block<'a> {
     pub header: Span,
     /// Where a key the block lacks is read from (a module's `*_defaults`).
     defaults: Option<Rc<Block<'a>>>,
+    /// The comment written just above the block or object entry, as written.
+    leading: Option<&'a str>,
 }
 
 pub(crate) fn key_name(key: &ObjectKey) -> Option<&str> {
@@ -109,9 +111,36 @@ impl<'a> Block<'a> {
             src: Src::Body(&block.body),
             header: Span::new(file.id, 0..0),
             defaults: None,
+            leading: hcl_edit::Decorate::decor(block).prefix().map(|p| &**p),
         };
         b.header = b.span(start..end);
         b
+    }
+
+    /// The comment paragraph written just above the block (or the object entry it stands
+    /// for), without its markers: `# GPU node group for LLM inference` gives
+    /// `GPU node group for LLM inference`. A blank line ends the paragraph.
+    pub fn comment(&self) -> Option<String> {
+        let prefix = self.leading?;
+        let mut lines: Vec<&str> = Vec::new();
+        for line in prefix.lines().rev() {
+            let t = line.trim();
+            if t.is_empty() {
+                if lines.is_empty() {
+                    continue;
+                }
+                break;
+            }
+            let text = t
+                .strip_prefix('#')
+                .or_else(|| t.strip_prefix("//"))
+                .or_else(|| t.strip_prefix("/*"))
+                .unwrap_or(t);
+            lines.push(text.trim_end_matches("*/").trim());
+        }
+        lines.reverse();
+        let text = lines.join(" ");
+        (!text.trim().is_empty()).then(|| text.trim().to_string())
     }
 
     /// A block standing for an object, under `header`.
@@ -123,6 +152,7 @@ impl<'a> Block<'a> {
             src,
             header,
             defaults: None,
+            leading: None,
         }
     }
 
@@ -538,7 +568,7 @@ impl<'a> Block<'a> {
                     return Value::Unknown(span);
                 };
                 let at = k.span().map_or_else(|| span.clone(), |r| owner.span(r));
-                let block = match v.expr() {
+                let mut block = match v.expr() {
                     Expression::Object(o) => owner.child(Src::Object(o), at),
                     other => match owner.eval(other) {
                         Value::Known(hcl::Value::Object(m), _) => {
@@ -548,6 +578,7 @@ impl<'a> Block<'a> {
                         _ => return Value::Unknown(at),
                     },
                 };
+                block.leading = hcl_edit::Decorate::decor(k).prefix().map(|p| &**p);
                 out.push((name, block));
             }
             return Value::Known(out, span);

@@ -1,0 +1,91 @@
+//! What a GPU pool or VM is for, from what its Terraform says: names, labels and tags,
+//! the comment above it, its description, and the arguments of its start-up script.
+
+use gpulint_model::{Inferred, Role, intent};
+use gpulint_terraform::Resource;
+
+/// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
+/// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
+/// maps' keys and values.
+pub fn resource_role(r: &Resource<'_>, maps: &[&str], names: &[&str]) -> Inferred<Role> {
+    let entries: Vec<_> = maps.iter().flat_map(|m| r.block.string_map(m)).collect();
+    let named: Vec<String> = names
+        .iter()
+        .filter_map(|n| r.block.str(n).known().cloned())
+        .collect();
+    let words = std::iter::once(r.name).chain(named.iter().map(String::as_str));
+    or_block_role(
+        intent::from_entries(&entries, words, &r.header()),
+        &r.block,
+        &r.header(),
+    )
+}
+
+/// `role` when names and labels decided one, else what the block says of itself
+/// ([`block_role`]).
+pub fn or_block_role(
+    role: Inferred<Role>,
+    b: &gpulint_terraform::Block<'_>,
+    span: &gpulint_model::Span,
+) -> Inferred<Role> {
+    if role.known().is_some() {
+        role
+    } else {
+        block_role(b, span)
+    }
+}
+
+/// A role from what a block says of itself beyond names and labels: the comment above
+/// it, its `description`, and the arguments it hands its start-up script.
+pub fn block_role(b: &gpulint_terraform::Block<'_>, span: &gpulint_model::Span) -> Inferred<Role> {
+    let comment = b.comment();
+    let description = b.str("description").known().cloned();
+    let args = startup_args(b);
+    let mut words: Vec<intent::Word<'_>> = Vec::new();
+    words.extend(comment.as_deref().map(intent::Word::Comment));
+    words.extend(description.as_deref().map(intent::Word::Description));
+    words.extend(args.iter().map(|(k, v)| intent::Word::StartupArg(k, v)));
+    intent::from_words(&words, span)
+}
+
+/// The keys and literal values of the variables a start-up script is rendered with:
+/// `user_data`, `metadata_startup_script` or `custom_data` written as
+/// `templatefile(PATH, { … })` (or wrapped in `base64encode`).
+fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
+    use hcl_edit::expr::Expression;
+    let mut out = Vec::new();
+    for key in [
+        "user_data",
+        "metadata_startup_script",
+        "custom_data",
+        "user_data_base64",
+    ] {
+        let mut e = b.expr(key);
+        while let Some(Expression::FuncCall(f)) = e {
+            match f.name.name.as_str() {
+                "templatefile" => {
+                    if let Some(Expression::Object(o)) = f.args.iter().nth(1) {
+                        for (k, v) in o {
+                            let key = match k {
+                                hcl_edit::expr::ObjectKey::Ident(i) => i.as_str().to_string(),
+                                hcl_edit::expr::ObjectKey::Expression(Expression::String(s)) => {
+                                    s.as_str().to_string()
+                                }
+                                hcl_edit::expr::ObjectKey::Expression(_) => continue,
+                            };
+                            let value = match v.expr() {
+                                Expression::String(s) => s.as_str().to_string(),
+                                _ => String::new(),
+                            };
+                            out.push((key, value));
+                        }
+                    }
+                    break;
+                }
+                "base64encode" | "base64gzip" => e = f.args.iter().next(),
+                _ => break,
+            }
+        }
+    }
+    out
+}
