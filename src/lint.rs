@@ -18,7 +18,9 @@ use crate::suppress::{self, Directive};
 
 mod terraform;
 use crate::{filter, lower, rules};
-use terraform::{add_provenance, load_local_modules, pair_var_files, unapplied_tfvars};
+use terraform::{
+    add_provenance, load_callers, load_local_modules, pair_var_files, unapplied_tfvars,
+};
 
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -445,6 +447,8 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     }
     let paired = pair_var_files(&mut run, &mut seen, &how);
     run.notes.extend(paired);
+    let callers = load_callers(&mut run, &mut seen, &how);
+    run.notes.extend(callers);
     let local = load_local_modules(&mut run, &mut seen, &how);
     run.notes.extend(local);
     run.notes.extend(templates_note(&templates));

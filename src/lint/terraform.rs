@@ -70,6 +70,232 @@ pub(super) fn pair_var_files(
     notes
 }
 
+/// Folders above a linted module searched for the folders that call it.
+const CALLER_LEVELS: usize = 3;
+/// Folders, at most, walked below that when looking for callers: a limit hit is a note.
+const CALLER_FOLDERS: usize = 4096;
+
+/// Reads the folders of the checkout that call a linted module which declares variables
+/// with no default (`source = "../modules/worker"`), with their own tfvars: Terraform only
+/// ever runs such a module through a call, so it is judged through its callers' values,
+/// not on defaults it does not have. The callers' own findings are not reported unless
+/// they were asked about. Searches up to [`CALLER_LEVELS`] folders up, not past a folder
+/// with `.git`, and follows callers that are modules themselves, as deep as modules go.
+pub(super) fn load_callers(
+    run: &mut Read,
+    seen: &mut crate::discover::Seen,
+    how: &Reading,
+) -> Vec<String> {
+    let mut notes = Vec::new();
+    // A module a file of the run already calls is judged through that call.
+    let called: Vec<PathBuf> = run
+        .db
+        .iter()
+        .filter(|(_, f)| f.kind == FileKind::Terraform)
+        .filter_map(|(id, f)| Some((id, f.path()?.parent()?)))
+        .flat_map(|(id, dir)| {
+            lower::sources_of(&run.parsed[id.0 as usize])
+                .into_iter()
+                .filter(|s| lower::is_local_source(s))
+                .filter_map(move |s| std::fs::canonicalize(dir.join(s)).ok())
+        })
+        .collect();
+    let mut frontier: Vec<PathBuf> = needs_caller(run, |f| f.requested)
+        .into_iter()
+        .filter(|d| std::fs::canonicalize(d).is_ok_and(|d| !called.contains(&d)))
+        .collect();
+    let mut done: Vec<PathBuf> = Vec::new();
+    // One walk per search folder, for every module below it.
+    let mut walks: std::collections::HashMap<PathBuf, (Vec<(PathBuf, PathBuf)>, bool)> =
+        std::collections::HashMap::new();
+    for _ in 0..how.limits.count(crate::limits::Limit::ModuleDepth) {
+        let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
+        let mut next = Vec::new();
+        for module in std::mem::take(&mut frontier) {
+            if done.contains(&module) {
+                continue;
+            }
+            done.push(module.clone());
+            let (Some(top), Ok(target)) =
+                (caller_search_top(&module), std::fs::canonicalize(&module))
+            else {
+                continue;
+            };
+            let (calls, capped) = walks
+                .entry(top.clone())
+                .or_insert_with(|| local_calls_below(&top, how));
+            let mut callers: Vec<PathBuf> = calls
+                .iter()
+                .filter(|(c, t)| *t == target && *c != target)
+                .map(|(c, _)| c.clone())
+                .collect();
+            callers.sort();
+            callers.dedup();
+            if *capped {
+                notes.push(format!(
+                    "looked for the callers of `{}` in the first {CALLER_FOLDERS} folders \
+                     around it only",
+                    crate::source::names::display_name(&module, how.cwd)
+                ));
+            }
+            for caller in callers {
+                if has_module(&run.db, &caller) {
+                    continue;
+                }
+                notes.push(format!(
+                    "`{}` declares variables with no default: judged through its call in `{}`",
+                    crate::source::names::display_name(&module, how.cwd),
+                    crate::source::names::display_name(&caller, how.cwd),
+                ));
+                let files = crate::discover::module_config_files(&caller, how.follow).files;
+                let tfvars = auto_tfvars(&caller);
+                for p in files.into_iter().chain(tfvars) {
+                    let mut input = Input {
+                        name: crate::source::names::display_name(&p, how.cwd),
+                        kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
+                        path: Some(p),
+                        requested: false,
+                    };
+                    let index = run.db.len() + wanted.len();
+                    if seen.add(&mut input, index, how.cwd).is_none() {
+                        wanted.push((input, None));
+                    }
+                }
+                next.push(caller);
+            }
+        }
+        if wanted.is_empty() {
+            break;
+        }
+        let loaded = load_all(wanted, run.db.len(), how);
+        let mut templates = Vec::new();
+        for l in loaded {
+            run.add(l, &mut templates);
+        }
+        // A caller that is a module itself is judged through its own callers in turn.
+        frontier = needs_caller(run, |_| true)
+            .into_iter()
+            .filter(|d| next.iter().any(|n| same_folder(n, d)))
+            .collect();
+    }
+    notes
+}
+
+/// The folders of Terraform files `keep` accepts that declare a variable with no default.
+fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for (id, f) in run.db.iter() {
+        if f.kind != FileKind::Terraform || !keep(f) {
+            continue;
+        }
+        let Some(dir) = f.path().and_then(Path::parent) else {
+            continue;
+        };
+        let crate::parse::Syntax::Hcl(body) = &run.parsed[id.0 as usize].syntax else {
+            continue;
+        };
+        let undefined = body
+            .get_blocks("variable")
+            .any(|v| v.body.get_attribute("default").is_none());
+        if undefined && !out.iter().any(|o| same_folder(o, dir)) {
+            out.push(dir.to_path_buf());
+        }
+    }
+    out
+}
+
+fn same_folder(a: &Path, b: &Path) -> bool {
+    a == b
+        || std::fs::canonicalize(a)
+            .ok()
+            .zip(std::fs::canonicalize(b).ok())
+            .is_some_and(|(a, b)| a == b)
+}
+
+/// `terraform.tfvars` and `*.auto.tfvars` of a folder: what Terraform applies by itself.
+fn auto_tfvars(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| lower::tfvars_rank(n).is_some())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The folder searched for the callers of `module`: up to [`CALLER_LEVELS`] above it, not
+/// past a folder with `.git`.
+fn caller_search_top(module: &Path) -> Option<PathBuf> {
+    let target = std::fs::canonicalize(module).ok()?;
+    let mut top = target.clone();
+    for up in target.ancestors().skip(1).take(CALLER_LEVELS) {
+        top = up.to_path_buf();
+        if up.join(".git").exists() {
+            break;
+        }
+    }
+    Some(top)
+}
+
+/// Every local module call below `top`: the calling folder and the folder it calls
+/// (canonical), and whether the walk was cut short at [`CALLER_FOLDERS`].
+fn local_calls_below(top: &Path, how: &Reading) -> (Vec<(PathBuf, PathBuf)>, bool) {
+    let mut calls = Vec::new();
+    let mut stack = vec![(top.to_path_buf(), 0usize)];
+    let mut visited = 0;
+    while let Some((dir, depth)) = stack.pop() {
+        visited += 1;
+        if visited > CALLER_FOLDERS {
+            return (calls, true);
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.filter_map(Result::ok) {
+            let Ok(t) = e.file_type() else { continue };
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if t.is_dir() {
+                let skip = name.starts_with('.') || name == "node_modules";
+                if !skip && depth < 8 {
+                    stack.push((e.path(), depth + 1));
+                }
+            } else if t.is_file()
+                && name.ends_with(".tf")
+                && let Ok(text) =
+                    crate::bounded::read_text(&e.path(), how.cap, crate::bounded::MAX_FILE_SIZE)
+            {
+                for s in local_sources(&text) {
+                    if let Ok(target) = std::fs::canonicalize(dir.join(s))
+                        && !calls.iter().any(|(c, t)| *c == dir && *t == target)
+                    {
+                        calls.push((dir.clone(), target));
+                    }
+                }
+            }
+        }
+    }
+    (calls, false)
+}
+
+/// The relative paths of `source = "./…"` and `"../…"` lines.
+fn local_sources(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().filter_map(|line| {
+        let rest = line.trim_start().strip_prefix("source")?;
+        let rest = rest.trim_start().strip_prefix('=')?.trim_start();
+        let path = rest.strip_prefix('"')?.split('"').next()?;
+        (path.starts_with("./") || path.starts_with("../")).then_some(path)
+    })
+}
+
 /// Whether the run holds a Terraform file in `folder`.
 fn has_module(db: &SourceDb, folder: &Path) -> bool {
     let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());

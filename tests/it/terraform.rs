@@ -62,10 +62,56 @@ fn a_named_root_file_brings_in_its_local_modules() {
     assert!(files.contains(&"tests/data/plan/config/modules/pool/main.tf".to_string()));
 }
 
+/// A module linted alone whose variables have no defaults is judged through the folders
+/// of the checkout that call it, with their values, and a note says so; with no caller it
+/// is judged on its defaults.
 #[test]
-fn a_module_linted_alone_is_judged_on_its_defaults() {
-    // min_size defaults to 0 and instance_type has no value: nothing to say.
-    assert_eq!(findings(&["tests/data/plan/config/modules/pool"]), []);
+fn a_module_linted_alone_is_judged_through_its_callers_in_the_checkout() {
+    let o = crate::common::gpulint(
+        &[
+            "check",
+            "--format",
+            "json",
+            "tests/data/plan/config/modules/pool",
+        ],
+        std::path::Path::new(crate::common::ROOT),
+        None,
+    );
+    let report = json(&o);
+    let subjects: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["subject"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        subjects,
+        ["module.serve.aws_eks_node_group.this"],
+        "{report:#}"
+    );
+    let notes = crate::common::stderr(&o);
+    assert!(
+        notes.contains(
+            "`tests/data/plan/config/modules/pool` declares variables with no default: judged \
+             through its call in `tests/data/plan/config`"
+        ),
+        "{notes}"
+    );
+
+    // No folder calls it: its defaults (min_size 0, no instance type) say nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let module = std::fs::read_to_string(
+        std::path::Path::new(crate::common::ROOT)
+            .join("tests/data/plan/config/modules/pool/main.tf"),
+    )
+    .unwrap();
+    crate::common::write(dir.path(), "modules/pool/main.tf", &module);
+    let o = crate::common::gpulint(
+        &["check", "--format", "json", "modules/pool"],
+        dir.path(),
+        None,
+    );
+    assert_eq!(json(&o)["findings"], serde_json::json!([]));
 }
 
 #[test]
