@@ -374,13 +374,16 @@ fn variable_names(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Reads the local modules that loaded Terraform calls (`source = "../modules/gpu"`) and
 /// that the run does not hold yet, as Terraform would: they are judged through the call,
-/// and findings in them count when the calling file was asked about. Returns a note for
-/// links in module folders that lead outside them, which are not read unless `follow`.
+/// and findings in them count when the calling file was asked about; Git sources that
+/// name this repository are read from the checkout too. Returns a note for each such
+/// source, and one for links in module folders that lead outside them, which are not read
+/// unless `follow`.
 pub(super) fn load_local_modules(
     run: &mut Read,
     seen: &mut crate::discover::Seen,
     how: &Reading,
-) -> Option<String> {
+) -> Vec<String> {
+    let mut resolved: Vec<String> = Vec::new();
     let mut external = crate::discover::External::default();
     let mut frontier: Vec<FileId> = run.db.iter().map(|(id, _)| id).collect();
     // Each round reads the modules the last one called: as deep as lowering follows.
@@ -397,6 +400,13 @@ pub(super) fn load_local_modules(
                 let target = if lower::is_local_source(source) {
                     dir.join(source)
                 } else if let Some(t) = same_repository_folder(dir, source) {
+                    let note = format!(
+                        "`{source}` names this repository: read from `{}` in this checkout",
+                        crate::source::names::display_name(&t, how.cwd)
+                    );
+                    if !resolved.contains(&note) {
+                        resolved.push(note);
+                    }
                     t
                 } else {
                     continue;
@@ -435,7 +445,8 @@ pub(super) fn load_local_modules(
     }
     external.0.sort();
     external.0.dedup();
-    external.note()
+    resolved.extend(external.note());
+    resolved
 }
 
 /// The folder a Git module source names when it names this repository: the checkout that

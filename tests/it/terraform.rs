@@ -337,6 +337,15 @@ fn a_git_source_naming_this_repository_is_read_from_the_tree() {
     let report = check("envs/prod");
     let findings = report["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{report:#}");
+    let o = crate::common::gpulint(&["inspect", "envs/prod"], &repo, None);
+    let notes = crate::common::stderr(&o);
+    assert!(
+        notes.contains(
+            "`github.com/acme/gpu-infra//modules/gke-pool?ref=v1.2.0` names this repository: \
+             read from `modules/gke-pool` in this checkout"
+        ),
+        "{notes}"
+    );
     assert_eq!(
         findings[0]["subject"],
         "module.pool.google_container_node_pool.gpu"
