@@ -79,8 +79,10 @@ const CALLER_FOLDERS: usize = 4096;
 /// with no default (`source = "../modules/worker"`), with their own tfvars: Terraform only
 /// ever runs such a module through a call, so it is judged through its callers' values,
 /// not on defaults it does not have. The callers' own findings are not reported unless
-/// they were asked about. Searches up to [`CALLER_LEVELS`] folders up, not past a folder
-/// with `.git`, and follows callers that are modules themselves, as deep as modules go.
+/// they were asked about. A folder that configures a provider or a backend is a root and
+/// is not searched for. Searches up to [`CALLER_LEVELS`] folders up, not past a folder with
+/// `.git` nor above the working directory, and follows callers that are modules
+/// themselves, as deep as modules go.
 pub(super) fn load_callers(
     run: &mut Read,
     seen: &mut crate::discover::Seen,
@@ -116,9 +118,10 @@ pub(super) fn load_callers(
                 continue;
             }
             done.push(module.clone());
-            let (Some(top), Ok(target)) =
-                (caller_search_top(&module), std::fs::canonicalize(&module))
-            else {
+            let (Some(top), Ok(target)) = (
+                caller_search_top(&module, how.cwd),
+                std::fs::canonicalize(&module),
+            ) else {
                 continue;
             };
             let (calls, capped) = walks
@@ -182,8 +185,11 @@ pub(super) fn load_callers(
 }
 
 /// The folders of Terraform files `keep` accepts that declare a variable with no default.
+/// A folder that configures a `provider` or a `backend` is a root module, which
+/// Terraform runs itself: no caller is looked for.
 fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
+    let mut undefined: Vec<PathBuf> = Vec::new();
+    let mut roots: Vec<PathBuf> = Vec::new();
     for (id, f) in run.db.iter() {
         if f.kind != FileKind::Terraform || !keep(f) {
             continue;
@@ -194,14 +200,22 @@ fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -
         let crate::parse::Syntax::Hcl(body) = &run.parsed[id.0 as usize].syntax else {
             continue;
         };
-        let undefined = body
+        let configures = body.get_blocks("provider").next().is_some()
+            || body
+                .get_blocks("terraform")
+                .any(|t| t.body.get_blocks("backend").next().is_some());
+        if configures {
+            roots.push(dir.to_path_buf());
+        }
+        let lacks = body
             .get_blocks("variable")
             .any(|v| v.body.get_attribute("default").is_none());
-        if undefined && !out.iter().any(|o| same_folder(o, dir)) {
-            out.push(dir.to_path_buf());
+        if lacks && !undefined.iter().any(|o| same_folder(o, dir)) {
+            undefined.push(dir.to_path_buf());
         }
     }
-    out
+    undefined.retain(|d| !roots.iter().any(|r| same_folder(r, d)));
+    undefined
 }
 
 fn same_folder(a: &Path, b: &Path) -> bool {
@@ -233,10 +247,18 @@ fn auto_tfvars(dir: &Path) -> Vec<PathBuf> {
 
 /// The folder searched for the callers of `module`: up to [`CALLER_LEVELS`] above it, not
 /// past a folder with `.git`.
-fn caller_search_top(module: &Path) -> Option<PathBuf> {
+fn caller_search_top(module: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
     let target = std::fs::canonicalize(module).ok()?;
+    let cwd = cwd.and_then(|c| std::fs::canonicalize(c).ok());
     let mut top = target.clone();
     for up in target.ancestors().skip(1).take(CALLER_LEVELS) {
+        // Never above the folder the run works in, when the module is below it.
+        if cwd
+            .as_ref()
+            .is_some_and(|c| target.starts_with(c) && !up.starts_with(c))
+        {
+            break;
+        }
         top = up.to_path_buf();
         if up.join(".git").exists() {
             break;
@@ -246,7 +268,8 @@ fn caller_search_top(module: &Path) -> Option<PathBuf> {
 }
 
 /// Every local module call below `top`: the calling folder and the folder it calls
-/// (canonical), and whether the walk was cut short at [`CALLER_FOLDERS`].
+/// (canonical), and whether the walk was cut short at [`CALLER_FOLDERS`]. Only files that
+/// name a local source are followed to it.
 fn local_calls_below(top: &Path, how: &Reading) -> (Vec<(PathBuf, PathBuf)>, bool) {
     let mut calls = Vec::new();
     let mut stack = vec![(top.to_path_buf(), 0usize)];
