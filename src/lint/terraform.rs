@@ -178,7 +178,7 @@ pub(super) fn load_callers(
         // A caller that is a module itself is judged through its own callers in turn.
         frontier = needs_caller(run, |_| true)
             .into_iter()
-            .filter(|d| next.iter().any(|n| same_folder(n, d)))
+            .filter(|d| next.contains(d))
             .collect();
     }
     notes
@@ -188,8 +188,10 @@ pub(super) fn load_callers(
 /// A folder that configures a `provider` or a `backend` is a root module, which
 /// Terraform runs itself: no caller is looked for.
 fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -> Vec<PathBuf> {
-    let mut undefined: Vec<PathBuf> = Vec::new();
-    let mut roots: Vec<PathBuf> = Vec::new();
+    use std::collections::BTreeSet;
+    // Folders as the run names them: one canonical path each, at the end.
+    let mut undefined: BTreeSet<&Path> = BTreeSet::new();
+    let mut roots: BTreeSet<&Path> = BTreeSet::new();
     for (id, f) in run.db.iter() {
         if f.kind != FileKind::Terraform || !keep(f) {
             continue;
@@ -205,25 +207,27 @@ fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -
                 .get_blocks("terraform")
                 .any(|t| t.body.get_blocks("backend").next().is_some());
         if configures {
-            roots.push(dir.to_path_buf());
+            roots.insert(dir);
         }
-        let lacks = body
+        if body
             .get_blocks("variable")
-            .any(|v| v.body.get_attribute("default").is_none());
-        if lacks && !undefined.iter().any(|o| same_folder(o, dir)) {
-            undefined.push(dir.to_path_buf());
+            .any(|v| v.body.get_attribute("default").is_none())
+        {
+            undefined.insert(dir);
         }
     }
-    undefined.retain(|d| !roots.iter().any(|r| same_folder(r, d)));
-    undefined
-}
-
-fn same_folder(a: &Path, b: &Path) -> bool {
-    a == b
-        || std::fs::canonicalize(a)
-            .ok()
-            .zip(std::fs::canonicalize(b).ok())
-            .is_some_and(|(a, b)| a == b)
+    let roots: BTreeSet<PathBuf> = roots
+        .into_iter()
+        .filter_map(|r| std::fs::canonicalize(r).ok())
+        .collect();
+    let mut out: Vec<PathBuf> = undefined
+        .into_iter()
+        .filter_map(|d| std::fs::canonicalize(d).ok())
+        .filter(|d| !roots.contains(d))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// `terraform.tfvars` and `*.auto.tfvars` of a folder: what Terraform applies by itself.
@@ -321,12 +325,15 @@ fn local_sources(text: &str) -> impl Iterator<Item = &str> {
 
 /// Whether the run holds a Terraform file in `folder`.
 fn has_module(db: &SourceDb, folder: &Path) -> bool {
-    let folder = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+    let canonical = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
     db.iter().any(|(_, f)| {
         f.kind == FileKind::Terraform
-            && f.path()
-                .and_then(Path::parent)
-                .is_some_and(|p| p == folder || std::fs::canonicalize(p).is_ok_and(|p| p == folder))
+            && f.path().and_then(Path::parent).is_some_and(|p| {
+                p == folder
+                    // Only a folder of the same name can be the same folder.
+                    || (p.file_name() == canonical.file_name()
+                        && std::fs::canonicalize(p).is_ok_and(|p| p == canonical))
+            })
     })
 }
 
