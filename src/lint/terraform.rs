@@ -79,10 +79,10 @@ const CALLER_FOLDERS: usize = 4096;
 /// with no default (`source = "../modules/worker"`), with their own tfvars: Terraform only
 /// ever runs such a module through a call, so it is judged through its callers' values,
 /// not on defaults it does not have. The callers' own findings are not reported unless
-/// they were asked about. A folder that configures a provider or a backend is a root and
-/// is not searched for. Searches up to [`CALLER_LEVELS`] folders up, not past a folder with
-/// `.git` nor above the working directory, and follows callers that are modules
-/// themselves, as deep as modules go.
+/// they were asked about. A folder that configures a provider or a backend, or holds
+/// variable files, is a root and is not searched for. Searches up to [`CALLER_LEVELS`]
+/// folders up, not past a folder with `.git` nor above the working directory, and follows
+/// callers that are modules themselves, as deep as modules go.
 pub(super) fn load_callers(
     run: &mut Read,
     seen: &mut crate::discover::Seen,
@@ -185,20 +185,24 @@ pub(super) fn load_callers(
 }
 
 /// The folders of Terraform files `keep` accepts that declare a variable with no default.
-/// A folder that configures a `provider` or a `backend` is a root module, which
-/// Terraform runs itself: no caller is looked for.
+/// A folder that configures a `provider` or a `backend`, or has variable files beside it,
+/// is a root module, which Terraform runs itself: no caller is looked for.
 fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -> Vec<PathBuf> {
     use std::collections::BTreeSet;
     // Folders as the run names them: one canonical path each, at the end.
     let mut undefined: BTreeSet<&Path> = BTreeSet::new();
     let mut roots: BTreeSet<&Path> = BTreeSet::new();
     for (id, f) in run.db.iter() {
-        if f.kind != FileKind::Terraform || !keep(f) {
-            continue;
-        }
         let Some(dir) = f.path().and_then(Path::parent) else {
             continue;
         };
+        // Variable files beside a module set it directly: it is run as a root.
+        if f.kind == FileKind::TfVars {
+            roots.insert(dir);
+        }
+        if f.kind != FileKind::Terraform || !keep(f) {
+            continue;
+        }
         let crate::parse::Syntax::Hcl(body) = &run.parsed[id.0 as usize].syntax else {
             continue;
         };
