@@ -5,14 +5,20 @@ use gpulint_model::{Inferred, Role, intent};
 use gpulint_terraform::Resource;
 
 /// The role a Terraform resource states or names: a `gpulint-role` entry in one of `maps`
-/// (`tags`, `labels`), else words in its name, in `names` (name attributes) and in the
-/// maps' keys and values.
+/// (`tags`, `labels`), else words in its name, in `names` (name attributes), in the module
+/// calls it is in (`module.ollama[0].`) and in the maps' keys and values.
 pub fn resource_role(r: &Resource<'_>, maps: &[&str], names: &[&str]) -> Inferred<Role> {
     let entries: Vec<_> = maps.iter().flat_map(|m| r.block.string_map(m)).collect();
-    let named: Vec<String> = names
+    let mut named: Vec<String> = names
         .iter()
         .filter_map(|n| r.block.str(n).known().cloned())
         .collect();
+    let subject = r.subject();
+    if let Some((calls, _)) = subject.split_once(&format!("{}.{}", r.rtype, r.name))
+        && !calls.is_empty()
+    {
+        named.push(calls.trim_end_matches('.').to_string());
+    }
     let words = std::iter::once(r.name).chain(named.iter().map(String::as_str));
     or_block_role(
         intent::from_entries(&entries, words, &r.header()),

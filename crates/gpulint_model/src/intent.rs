@@ -198,14 +198,24 @@ fn clip(text: &str) -> String {
 /// pointing at `span`. Whole words only; when they say both or neither, no role.
 pub fn from_words(words: &[Word<'_>], span: &Span) -> Inferred<Role> {
     let (mut training, mut inference) = (None, None);
+    // Engines and training frameworks of the workload table, by id (`ollama`, `sglang`,
+    // `axolotl`), count as the words that name the role.
+    let table = workloads();
+    let named = |programs: &[gpulint_facts::workloads::Program], word: &str| {
+        programs.iter().any(|p| p.id == word)
+    };
     for w in words {
         for text in w.texts() {
             for word in text.split(|c: char| !c.is_ascii_alphanumeric()) {
                 let lower = word.to_ascii_lowercase();
-                if training.is_none() && TRAINING.contains(&lower.as_str()) {
+                if training.is_none()
+                    && (TRAINING.contains(&lower.as_str()) || named(&table.frameworks, &lower))
+                {
                     training = Some(w);
                 }
-                if inference.is_none() && INFERENCE.contains(&lower.as_str()) {
+                if inference.is_none()
+                    && (INFERENCE.contains(&lower.as_str()) || named(&table.engines, &lower))
+                {
                     inference = Some(w);
                 }
             }

@@ -381,6 +381,11 @@ fn zone_region(provider: Provider, zone: &str) -> Option<&str> {
 }
 
 impl Capacity {
+    /// Whether it runs on spot (or preemptible) capacity, as written.
+    pub fn is_spot(&self) -> bool {
+        self.market.known() == Some(&Market::Spot)
+    }
+
     /// Capacity with nothing known beyond what it is.
     pub fn new(subject: String, provider: Provider, kind: CapacityKind, header: Span) -> Self {
         Capacity {

@@ -128,6 +128,10 @@ fn floor_cost(
     bounded: bool,
     zones: Option<u64>,
 ) -> Option<Cost> {
+    // The snapshot holds on-demand list prices: spot capacity is not priced.
+    if c.is_spot() {
+        return None;
+    }
     let prices = &gpulint_facts::catalog().prices;
     let priced: Option<Vec<_>> = machines
         .iter()

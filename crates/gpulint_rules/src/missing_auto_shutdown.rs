@@ -36,9 +36,11 @@ impl Rule for MissingAutoShutdown {
                 CapacityKind::Template => "each VM",
                 _ => "1 instance",
             };
+            // The snapshot holds on-demand list prices: spot capacity is not priced.
             let cost = gpulint_facts::catalog()
                 .prices
                 .quote(c.provider, machine)
+                .filter(|_| !c.is_spot())
                 .map(|p| Cost::of(&p, c.region(), 1.0, what));
             cx.report_costed(
                 Report {
