@@ -128,16 +128,12 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
 /// night profile may go lower than the day's), the highest `maximum`, and the first
 /// profile's `default` as the size it starts at.
 fn autoscale(module: &Module<'_>, set: &Resource<'_>) -> Option<Scale> {
-    let setting = module
-        .resources_of("azurerm_monitor_autoscale_setting")
-        .find(|a| {
-            a.block
-                .expr("target_resource_id")
-                .map(references)
-                .unwrap_or_default()
-                .iter()
-                .any(|t| t.rtype == set.rtype && t.name == set.name)
-        })?;
+    let setting = super::referrer(
+        module,
+        &["azurerm_monitor_autoscale_setting"],
+        "target_resource_id",
+        set,
+    )?;
     let b = &setting.block;
     match b.bool("enabled") {
         Value::Known(false, _) => return None,

@@ -175,7 +175,16 @@ fn managed_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         }
         _ => Value::Absent,
     };
-    c.scale = match autoscaler(module, r) {
+    let autoscaler = super::referrer(
+        module,
+        &[
+            "google_compute_autoscaler",
+            "google_compute_region_autoscaler",
+        ],
+        "target",
+        r,
+    );
+    c.scale = match autoscaler {
         Some(a) => match a.block.block("autoscaling_policy") {
             Value::Known(p, _) => Scale {
                 min: p.u64("min_replicas"),
@@ -194,24 +203,6 @@ fn managed_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         c.role = super::resource_role(r, &[], &["name", "base_instance_name"]);
     }
     c
-}
-
-/// The autoscaler whose `target` is the group `g`.
-fn autoscaler<'m>(module: &'m Module<'_>, g: &Resource<'_>) -> Option<Resource<'m>> {
-    [
-        "google_compute_autoscaler",
-        "google_compute_region_autoscaler",
-    ]
-    .iter()
-    .flat_map(|t| module.resources_of(t))
-    .find(|a| {
-        a.block
-            .expr("target")
-            .map(references)
-            .unwrap_or_default()
-            .iter()
-            .any(|x| x.rtype == g.rtype && x.name == g.name)
-    })
 }
 
 /// The GPUs of a GCP machine: attached to the machine type (A2, A3, A4, G2, G4), or added

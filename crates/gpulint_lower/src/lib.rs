@@ -34,6 +34,27 @@ mod role;
 use link::link;
 pub use role::{block_role, or_block_role, resource_role};
 
+/// The first resource of one of `rtypes` whose `key` refers to `target`: the autoscaler
+/// of a group, the autoscale setting of a scale set.
+pub fn referrer<'m>(
+    module: &'m Module<'_>,
+    rtypes: &[&'m str],
+    key: &str,
+    target: &gpulint_terraform::Resource<'_>,
+) -> Option<gpulint_terraform::Resource<'m>> {
+    rtypes
+        .iter()
+        .flat_map(|t| module.resources_of(t))
+        .find(|r| {
+            r.block
+                .expr(key)
+                .map(gpulint_terraform::references)
+                .unwrap_or_default()
+                .iter()
+                .any(|x| x.rtype == target.rtype && x.name == target.name)
+        })
+}
+
 /// Attaches a stop mechanism (an alarm, a schedule) to the capacity its `targets`
 /// reference. With no traceable target it may stop any of `capacity`, so each gets it as
 /// [`StopKind::Unresolved`] and rules stay silent rather than guess.

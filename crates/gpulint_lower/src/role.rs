@@ -72,18 +72,14 @@ fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
                 "templatefile" => {
                     if let Some(Expression::Object(o)) = f.args.iter().nth(1) {
                         for (k, v) in o {
-                            let key = match k {
-                                hcl_edit::expr::ObjectKey::Ident(i) => i.as_str().to_string(),
-                                hcl_edit::expr::ObjectKey::Expression(Expression::String(s)) => {
-                                    s.as_str().to_string()
-                                }
-                                hcl_edit::expr::ObjectKey::Expression(_) => continue,
+                            let Some(key) = gpulint_terraform::key_name(k) else {
+                                continue;
                             };
                             let value = match v.expr() {
                                 Expression::String(s) => s.as_str().to_string(),
                                 _ => String::new(),
                             };
-                            out.push((key, value));
+                            out.push((key.to_string(), value));
                         }
                     }
                     break;

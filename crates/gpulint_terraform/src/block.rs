@@ -86,7 +86,8 @@ pub struct Block<'a> {
     leading: Option<&'a str>,
 }
 
-pub(crate) fn key_name(key: &ObjectKey) -> Option<&str> {
+/// The name of an object key: a bare name, or a literal string (`"gpu-pool" = …`).
+pub fn key_name(key: &ObjectKey) -> Option<&str> {
     match key {
         ObjectKey::Ident(i) => Some(i.as_str()),
         ObjectKey::Expression(Expression::String(s)) => Some(s.as_str()),

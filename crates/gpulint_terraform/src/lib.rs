@@ -48,7 +48,7 @@ pub struct TfFile<'a> {
 pub use crate::eval::Scope;
 
 mod block;
-pub use block::{Block, Call, HOLE, Resource, ResourceRef, references, string_shape};
+pub use block::{Block, Call, HOLE, Resource, ResourceRef, key_name, references, string_shape};
 
 mod instances;
 use instances::{Expansion, expand, resolve_locals, with_type_defaults};
