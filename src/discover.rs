@@ -402,6 +402,19 @@ pub fn module_config_files(dir: &Path, follow_external_links: bool) -> FolderFil
     folder_files(dir, is_config_file, follow_external_links)
 }
 
+/// The variable files Terraform applies by itself in a module folder (`terraform.tfvars`,
+/// `*.auto.tfvars` and their JSON forms), sorted, as [`module_config_files`] lists its
+/// configuration.
+pub fn module_auto_tfvars(dir: &Path, follow_external_links: bool) -> FolderFiles {
+    folder_files(dir, is_auto_tfvars, follow_external_links)
+}
+
+fn is_auto_tfvars(path: &Path) -> bool {
+    path.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| crate::lower::tfvars_rank(n).is_some())
+}
+
 /// The files of one folder, and its links to files outside it that were not taken.
 #[derive(Debug, Default)]
 pub struct FolderFiles {

@@ -777,6 +777,7 @@ fn reread(file: &SourceFile) -> Result<Arc<str>, String> {
     Ok(text)
 }
 
+/// Reads again the unloaded files among `ids`, in parallel, for their findings.
 fn reload(db: &mut SourceDb, ids: impl IntoIterator<Item = FileId>) -> Result<(), String> {
     let mut ids: Vec<FileId> = ids
         .into_iter()

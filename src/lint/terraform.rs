@@ -49,25 +49,50 @@ pub(super) fn pair_var_files(
         if has_module(&run.db, &root) {
             continue;
         }
-        for p in crate::discover::module_config_files(&root, how.follow).files {
-            let mut input = Input {
-                name: crate::source::names::display_name(&p, how.cwd),
-                kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
-                path: Some(p),
-                requested: true,
-            };
-            let index = run.db.len() + wanted.len();
-            if seen.add(&mut input, index, how.cwd).is_none() {
-                wanted.push((input, None));
-            }
+        let files = crate::discover::module_config_files(&root, how.follow).files;
+        want(run, seen, how, files, true, &mut wanted);
+    }
+    read_wanted(run, wanted, how);
+    notes
+}
+
+/// Adds to `wanted` the files at `paths` that the run does not hold yet, named as
+/// discovery names them.
+fn want(
+    run: &Read,
+    seen: &mut crate::discover::Seen,
+    how: &Reading,
+    paths: impl IntoIterator<Item = PathBuf>,
+    requested: bool,
+    wanted: &mut Vec<(Input, Option<Vec<u8>>)>,
+) {
+    for p in paths {
+        let mut input = Input {
+            name: crate::source::names::display_name(&p, how.cwd),
+            kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
+            path: Some(p),
+            requested,
+        };
+        let index = run.db.len() + wanted.len();
+        if seen.add(&mut input, index, how.cwd).is_none() {
+            wanted.push((input, None));
         }
     }
+}
+
+/// Reads `wanted` in parallel and adds it to the run: the ids the files got. They are
+/// Terraform, so no template is among them.
+fn read_wanted(
+    run: &mut Read,
+    wanted: Vec<(Input, Option<Vec<u8>>)>,
+    how: &Reading,
+) -> Vec<FileId> {
     let loaded = load_all(wanted, run.db.len(), how);
     let mut templates = Vec::new();
-    for l in loaded {
-        run.add(l, &mut templates);
-    }
-    notes
+    loaded
+        .into_iter()
+        .map(|l| run.add(l, &mut templates))
+        .collect()
 }
 
 /// Folders above a linted module searched for the folders that call it.
@@ -151,30 +176,22 @@ pub(super) fn load_callers(
                     crate::source::names::display_name(&caller, how.cwd),
                 ));
                 let files = crate::discover::module_config_files(&caller, how.follow).files;
-                let tfvars = auto_tfvars(&caller);
-                for p in files.into_iter().chain(tfvars) {
-                    let mut input = Input {
-                        name: crate::source::names::display_name(&p, how.cwd),
-                        kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
-                        path: Some(p),
-                        requested: false,
-                    };
-                    let index = run.db.len() + wanted.len();
-                    if seen.add(&mut input, index, how.cwd).is_none() {
-                        wanted.push((input, None));
-                    }
-                }
+                let tfvars = crate::discover::module_auto_tfvars(&caller, how.follow).files;
+                want(
+                    run,
+                    seen,
+                    how,
+                    files.into_iter().chain(tfvars),
+                    false,
+                    &mut wanted,
+                );
                 next.push(caller);
             }
         }
         if wanted.is_empty() {
             break;
         }
-        let loaded = load_all(wanted, run.db.len(), how);
-        let mut templates = Vec::new();
-        for l in loaded {
-            run.add(l, &mut templates);
-        }
+        read_wanted(run, wanted, how);
         // A caller that is a module itself is judged through its own callers in turn.
         frontier = needs_caller(run, |_| true)
             .into_iter()
@@ -234,32 +251,13 @@ fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -
     out
 }
 
-/// `terraform.tfvars` and `*.auto.tfvars` of a folder: what Terraform applies by itself.
-fn auto_tfvars(dir: &Path) -> Vec<PathBuf> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| lower::tfvars_rank(n).is_some())
-        })
-        .collect();
-    out.sort();
-    out
-}
-
 /// The folder searched for the callers of `module`: up to [`CALLER_LEVELS`] above it, not
 /// past a folder with `.git`.
 fn caller_search_top(module: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
     let target = std::fs::canonicalize(module).ok()?;
     let cwd = cwd.and_then(|c| std::fs::canonicalize(c).ok());
     let mut top = target.clone();
-    for up in target.ancestors().skip(1).take(CALLER_LEVELS) {
+    for up in up_to_checkout(&target, CALLER_LEVELS) {
         // Never above the folder the run works in, when the module is below it.
         if cwd
             .as_ref()
@@ -268,9 +266,6 @@ fn caller_search_top(module: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
             break;
         }
         top = up.to_path_buf();
-        if up.join(".git").exists() {
-            break;
-        }
     }
     Some(top)
 }
@@ -360,18 +355,28 @@ fn paired_root(folder: &Path, keys: &[String], how: &Reading) -> Option<PathBuf>
         return None;
     }
     let folder = std::fs::canonicalize(folder).ok()?;
-    for up in folder.ancestors().skip(1).take(PAIR_LEVELS) {
+    for up in up_to_checkout(&folder, PAIR_LEVELS) {
         for candidate in [up.to_path_buf(), up.join("terraform")] {
             let declared = declared_variables(&candidate, how);
             if !declared.is_empty() && keys.iter().all(|k| declared.contains(k)) {
                 return Some(candidate);
             }
         }
+    }
+    None
+}
+
+/// The folders above `dir`, nearest first, at most `levels` of them and none past the
+/// first that holds `.git` (the checkout).
+fn up_to_checkout(dir: &Path, levels: usize) -> Vec<&Path> {
+    let mut out = Vec::new();
+    for up in dir.ancestors().skip(1).take(levels) {
+        out.push(up);
         if up.join(".git").exists() {
             break;
         }
     }
-    None
+    out
 }
 
 /// The names of the `variable "NAME"` blocks of a folder's `.tf` files, each file read
@@ -452,30 +457,13 @@ pub(super) fn load_local_modules(
                         .iter()
                         .map(|p| crate::source::names::display_name(p, how.cwd)),
                 );
-                for p in found.files {
-                    let mut input = Input {
-                        name: crate::source::names::display_name(&p, how.cwd),
-                        kind: FileKind::from_path(&p).unwrap_or(FileKind::Terraform),
-                        path: Some(p),
-                        requested: file.requested,
-                    };
-                    let index = run.db.len() + wanted.len();
-                    if seen.add(&mut input, index, how.cwd).is_none() {
-                        wanted.push((input, None));
-                    }
-                }
+                want(run, seen, how, found.files, file.requested, &mut wanted);
             }
         }
         if wanted.is_empty() {
             break;
         }
-        let loaded = load_all(wanted, run.db.len(), how);
-        // Modules are Terraform: no template among them.
-        let mut templates = Vec::new();
-        frontier = loaded
-            .into_iter()
-            .map(|l| run.add(l, &mut templates))
-            .collect();
+        frontier = read_wanted(run, wanted, how);
     }
     external.0.sort();
     external.0.dedup();
@@ -505,7 +493,6 @@ fn same_repository_folder(dir: &std::path::Path, source: &str) -> Option<std::pa
     })
 }
 
-/// Reads again the unloaded files among `ids`, in parallel, for their findings.
 /// For findings whose value travelled in an object (a module input's entry, a
 /// `for_each` item read as `each.value.KEY`), where that key was written: the line to
 /// change, as a related location. Only the files of the module instances those findings
