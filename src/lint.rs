@@ -127,7 +127,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     // Only where module variables were set is read from here on: the rest of the model
     // goes before any text is read again.
     let origins = std::mem::take(&mut model.origins);
-    let toggles = std::mem::take(&mut model.toggles);
+    let caveats = std::mem::take(&mut model.caveats);
     drop(model);
     // A large run let go of its texts: those its findings point into are read again,
     // first the module files whose variables `add_related` follows.
@@ -141,7 +141,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     rules::add_related(&origins, &db, &mut found);
     add_provenance(&origins, &mut db, &mut found)?;
     drop(origins);
-    rules::add_toggles(&toggles, &mut found);
+    rules::add_caveats(&caveats, &mut found);
     // Which ids ran: a policy's ids are known only by their prefix.
     let ran = |id: &str| {
         selected.iter().any(|r| r.id == id)

@@ -391,7 +391,7 @@ pub fn lower_with(
     let run = budget::begin(limits, terraform_bytes);
     // Origins left by an earlier run on this thread are not this run's.
     drop(eval::take_instances());
-    drop(eval::take_toggles());
+    drop(eval::take_caveats());
     // What the run's YAML lowered to, in one list each, sized once.
     let held = |f: fn(&Inventory) -> usize| early.iter().flatten().map(|i| f(i)).sum::<usize>();
     inv.capacity.reserve_exact(held(|i| i.capacity.len()));
@@ -513,7 +513,7 @@ pub fn lower_with(
     drop(run);
     let folders: Vec<&str> = db.iter().map(|(_, f)| folder_str(&f.name)).collect();
     inv.origins = eval::take_instances();
-    inv.toggles = eval::take_toggles();
+    inv.caveats.append(&mut eval::take_caveats());
     gpulint_kubernetes::merge_referenced(&mut inv);
     let (simulated, real) = std::mem::take(&mut inv.workloads)
         .into_iter()

@@ -121,9 +121,9 @@ pub struct Inventory {
     /// span, and the tfvars line, call argument or default that gave it.
     /// With the module instance (`module.pool["h100"].`) that read them.
     pub origins: Vec<Instance>,
-    /// Blocks whose `count` or `for_each` is empty only through variables' defaults: read
-    /// as when enabled, each with what enables it.
-    pub toggles: Vec<Toggle>,
+    /// What was assumed to read some blocks (off by default, a module not read), said on
+    /// their findings.
+    pub caveats: Vec<Caveat>,
     /// DRA ResourceClaimTemplates and ResourceClaims that ask for GPUs, by name.
     pub gpu_claims: Vec<workload::GpuClaim>,
 }
@@ -188,18 +188,22 @@ impl Origins {
     }
 }
 
-/// A block off by default: its `count` or `for_each` is 0 or empty only because of the
-/// defaults of the variables in its condition, and gpulint reads the branch a user can
-/// switch on.
+/// What gpulint assumed to read a block, said on every finding about it: a block off by
+/// default (its `count` or `for_each` is 0 or empty only because of the defaults of the
+/// variables in its condition) is read on the branch a user can switch on; a module whose
+/// source is not read is read by the inputs it is given.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Toggle {
+pub struct Caveat {
     /// The block's address without instance key: `google_container_node_pool.gpu`,
-    /// `module.gpu`.
+    /// `module.gpu`. Findings on it and on everything below it carry the caveat.
     pub subject: String,
-    /// The condition as written: `var.enable_gpu_nodepool`.
-    pub condition: String,
-    /// The `count` or `for_each` line.
+    /// Added to each finding's message, in parentheses: `when enabled: off by default,
+    /// `var.gpu` switches it on`.
+    pub note: String,
+    /// The line it rests on (the `count` line, the module's `source`), a related location.
     pub span: Span,
+    /// The related location's label.
+    pub label: String,
 }
 
 /// A place that decides a value read elsewhere: the tfvars line, the module call argument

@@ -321,32 +321,33 @@ pub fn run(
     findings
 }
 
-/// Says of each finding on a block that is off by default (its `count` or `for_each` is 0
-/// or empty only through its variables' defaults) that it holds when enabled, and points
-/// at the toggle.
-pub fn add_toggles(toggles: &[gpulint_model::Toggle], findings: &mut [Finding]) {
+/// Says on each finding what gpulint assumed to read its block (that a block off by
+/// default is enabled, that a module not read takes its inputs as a known module does),
+/// and points at the line the assumption rests on.
+pub fn add_caveats(caveats: &[gpulint_model::Caveat], findings: &mut [Finding]) {
     use std::fmt::Write as _;
-    if toggles.is_empty() {
+    if caveats.is_empty() {
         return;
     }
     for f in findings {
-        let Some(t) = toggles.iter().find(|t| {
+        let mut said: Vec<&str> = Vec::new();
+        for t in caveats.iter().filter(|t| {
             f.subject
                 .strip_prefix(t.subject.as_str())
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '.']))
-        }) else {
-            continue;
-        };
-        let _ = write!(
-            f.message,
-            " (when enabled: off by default, `{}` switches it on)",
-            t.condition
-        );
-        f.related.push(Label::new(
-            t.span.file,
-            Some(t.span.range()),
-            format!("off by default: `{}`", t.condition),
-        ));
+        }) {
+            // A block lowered in two instances records its caveat twice.
+            if said.contains(&t.note.as_str()) {
+                continue;
+            }
+            said.push(&t.note);
+            let _ = write!(f.message, " ({})", t.note);
+            f.related.push(Label::new(
+                t.span.file,
+                Some(t.span.range()),
+                t.label.clone(),
+            ));
+        }
     }
 }
 

@@ -30,18 +30,18 @@ thread_local! {
     /// Names and messages of the origins lowered on this thread, each held once: the same
     /// variable names recur in every root of a monorepo.
     static WORDS: std::cell::RefCell<HashSet<Arc<str>>> = std::cell::RefCell::default();
-    /// The blocks off by default lowered on this thread.
-    static TOGGLES: std::cell::RefCell<Vec<gpulint_model::Toggle>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// What was assumed of the blocks lowered on this thread (off by default).
+    static CAVEATS: std::cell::RefCell<Vec<gpulint_model::Caveat>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// Records a block read as when enabled.
-pub fn record_toggle(toggle: gpulint_model::Toggle) {
-    TOGGLES.with(|t| t.borrow_mut().push(toggle));
+/// Records what was assumed to read a block (that it is enabled).
+pub fn record_caveat(caveat: gpulint_model::Caveat) {
+    CAVEATS.with(|t| t.borrow_mut().push(caveat));
 }
 
-/// The toggles recorded on this thread since the last call.
-pub fn take_toggles() -> Vec<gpulint_model::Toggle> {
-    TOGGLES.with(|t| std::mem::take(&mut *t.borrow_mut()))
+/// The caveats recorded on this thread since the last call.
+pub fn take_caveats() -> Vec<gpulint_model::Caveat> {
+    CAVEATS.with(|t| std::mem::take(&mut *t.borrow_mut()))
 }
 
 /// `s`, shared with every equal string of this thread's run ([`take_instances`] forgets

@@ -200,10 +200,14 @@ pub(crate) struct Toggled {
 impl Toggled {
     /// Records the toggle for the block at `subject` (its address without instance key).
     pub(crate) fn record(self, subject: String) {
-        crate::eval::record_toggle(gpulint_model::Toggle {
+        crate::eval::record_caveat(gpulint_model::Caveat {
             subject,
-            condition: self.condition,
+            note: format!(
+                "when enabled: off by default, `{}` switches it on",
+                self.condition
+            ),
             span: self.span,
+            label: format!("off by default: `{}`", self.condition),
         });
     }
 }
