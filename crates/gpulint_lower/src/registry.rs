@@ -27,6 +27,7 @@ use gpulint_terraform::{Block, Call};
 /// Lowers a call of a module gpulint knows; any other source adds nothing.
 pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
     let Some((module, sub)) = registry_address(source) else {
+        by_inputs(call, source, inv);
         return;
     };
     match (module.as_str(), sub.as_str()) {
@@ -48,8 +49,44 @@ pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
         ("googlecloudplatform/cloud-foundation-fabric", "modules/gke-nodepool") => {
             inv.capacity.push(fabric_nodepool(call));
         }
-        _ => {}
+        _ => by_inputs(call, source, inv),
     }
+}
+
+/// The inputs only the EKS module takes: a wrapper that is given them passes them on.
+const EKS_INPUTS: [&str; 2] = ["eks_managed_node_groups", "self_managed_node_groups"];
+
+/// A module gpulint cannot read (a remote source it does not know) that is given node
+/// groups under the EKS module's own input names: a wrapper of that module, whose groups
+/// are read as the EKS module reads them, with a caveat on each finding that says so.
+fn by_inputs(call: &Call<'_>, source: &str, inv: &mut Inventory) {
+    if super::is_local_source(source) {
+        return;
+    }
+    let Some(input) = EKS_INPUTS
+        .into_iter()
+        .find(|i| !matches!(call.block.entries(i), Value::Absent))
+    else {
+        return;
+    };
+    let before = inv.capacity.len();
+    eks(call, inv);
+    if inv.capacity.len() == before {
+        return;
+    }
+    let span = call
+        .block
+        .span_of("source")
+        .unwrap_or_else(|| call.block.header.clone());
+    inv.caveats.push(gpulint_model::Caveat {
+        subject: call.path.clone(),
+        note: format!(
+            "read as `terraform-aws-modules/eks` reads `{input}`: the module `{source}` is not \
+             read, and may set other defaults"
+        ),
+        span,
+        label: format!("not read: `{input}` read as the EKS module's"),
+    });
 }
 
 /// `NAMESPACE/NAME/PROVIDER` (lower-cased) and the submodule path of a registry source, or

@@ -298,6 +298,7 @@ impl Inventory {
         self.syntax_errors.append(&mut other.syntax_errors);
         self.limits.append(&mut other.limits);
         self.origins.append(&mut other.origins);
+        self.caveats.append(&mut other.caveats);
         self.gpu_claims.append(&mut other.gpu_claims);
     }
 
