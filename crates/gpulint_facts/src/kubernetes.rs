@@ -78,12 +78,47 @@ struct File {
     zone_label: Vec<KeyRow>,
     resource: Vec<ResourceRow>,
     eksctl: Eksctl,
+    gpu_nodes: GpuNodes,
     chart_values: ChartValues,
     unread: Unread,
     fabric: FabricSigns,
     dra: Dra,
     shared_gpu: SharedGpu,
     simulated: Simulated,
+}
+
+/// What says a node group's machines hold GPUs when their type is not known.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuNodes {
+    /// Node images only GPU machines boot (EKS `ami_type`).
+    pub images: Vec<String>,
+    /// Taint and label keys only GPU nodes carry.
+    pub node_keys: Vec<String>,
+    /// Commands in a node's bootstrap that set up NVIDIA's container runtime.
+    pub bootstrap: Vec<String>,
+    pub source: String,
+}
+
+impl GpuNodes {
+    /// Whether a node label or taint (`key`, `value`) marks GPU nodes: a GPU key whose
+    /// value does not say there is none (`nvidia.com/gpu.present=false`).
+    pub fn marks(&self, key: &str, value: &str) -> bool {
+        self.node_keys.iter().any(|k| k == key) && !value.eq_ignore_ascii_case("false")
+    }
+
+    /// The first bootstrap command `script` runs that only a GPU node needs.
+    pub fn in_bootstrap(&self, script: &str) -> Option<&str> {
+        self.bootstrap
+            .iter()
+            .find(|w| {
+                script.lines().any(|l| {
+                    let l = l.trim_start();
+                    !l.starts_with('#') && l.contains(w.as_str())
+                })
+            })
+            .map(String::as_str)
+    }
 }
 
 /// What says an object's pods are simulated (KWOK's fake nodes): nothing runs on a GPU.
@@ -197,6 +232,7 @@ pub struct Vocabulary {
     pub zone_labels: Vec<KeyRow>,
     pub resources: Vec<ResourceRow>,
     pub eksctl: Eksctl,
+    pub gpu_nodes: GpuNodes,
     pub chart_values: ChartValues,
     pub fabric: FabricSigns,
     pub dra: Dra,
@@ -255,6 +291,7 @@ impl Vocabulary {
             zone_labels: f.zone_label,
             resources: f.resource,
             eksctl: f.eksctl,
+            gpu_nodes: f.gpu_nodes,
             chart_values: f.chart_values,
             fabric: f.fabric,
             dra: f.dra,

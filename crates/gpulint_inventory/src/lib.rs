@@ -151,6 +151,9 @@ pub struct Capacity<'a> {
     #[serde(flatten)]
     pub at: At<'a>,
     pub machines: Option<Field<'a, Vec<Machine<'a>>>>,
+    /// GPUs each machine surely holds when its type is not known; left out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpus_at_least: Option<GpuFloor<'a>>,
     pub market: Option<Field<'a, &'static str>>,
     pub scale: Scale<'a>,
     pub zones: Option<Field<'a, Zones<'a>>>,
@@ -230,6 +233,14 @@ pub enum Zones<'a> {
 pub struct Label<'a> {
     pub key: &'a str,
     pub value: &'a str,
+    #[serde(flatten)]
+    pub at: At<'a>,
+}
+
+#[derive(Serialize)]
+pub struct GpuFloor<'a> {
+    pub count: u32,
+    pub evidence: &'a str,
     #[serde(flatten)]
     pub at: At<'a>,
 }
@@ -570,6 +581,11 @@ impl<'a> Cx<'a> {
             at: self.at(&c.header),
             machines: self.value(&c.machines, |m| {
                 m.iter().map(|m| machine(c.provider, m)).collect()
+            }),
+            gpus_at_least: c.gpus_at_least.as_ref().map(|f| GpuFloor {
+                count: f.count,
+                evidence: &f.evidence,
+                at: self.at(&f.span),
             }),
             market: self.value(&c.market, |m| market(*m)),
             scale: Scale {

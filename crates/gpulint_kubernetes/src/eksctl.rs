@@ -95,7 +95,32 @@ fn node_group(
         ));
     }
     c.role = intent::from_entries(&c.labels, [name.as_str()], &header);
+    bootstrap_gpus(file, ng, &mut c);
     c
+}
+
+/// A type left to a placeholder: what the node's bootstrap sets up still says GPU nodes.
+fn bootstrap_gpus(file: FileId, ng: &YamlNode, c: &mut Capacity) {
+    for key in ["overrideBootstrapCommand", "preBootstrapCommands"] {
+        let Some(n) = ng.get(key) else { continue };
+        let script = match n.items() {
+            Some(items) => items
+                .iter()
+                .filter_map(YamlNode::as_str)
+                .collect::<Vec<_>>()
+                .join("\n"),
+            None => n.as_str().unwrap_or_default().to_string(),
+        };
+        // The key's line: a script runs to many.
+        let at = ng.get_key(key).unwrap_or(n);
+        c.gpus_from_bootstrap(key, &script, &span(file, at));
+    }
+}
+
+/// An instance type left for a template tool to fill in (`$INSTANCE_TYPE`,
+/// `${INSTANCE_TYPE}`, `{{ .Values.type }}`, `<instance-type>`): not a type.
+fn is_placeholder(name: &str) -> bool {
+    name.contains('$') || name.contains("{{") || (name.starts_with('<') && name.ends_with('>'))
 }
 
 /// `instanceType`, `instanceTypes`, or the mixed-instances `instancesDistribution`. Not
@@ -118,7 +143,7 @@ fn machines(
         (None, None) => return Value::Absent,
     };
     match names.into_iter().collect::<Option<Vec<&str>>>() {
-        Some(n) if !n.is_empty() => Value::Known(
+        Some(n) if !n.is_empty() && !n.iter().any(|t| is_placeholder(t)) => Value::Known(
             n.iter()
                 .map(|t| instance_machine(Provider::Aws, t))
                 .collect(),

@@ -63,6 +63,8 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
 #[derive(Default)]
 struct Template {
     instance_type: Value<String>,
+    /// GPUs its `instance_requirements` select on each machine, at least.
+    accelerators: Option<(u32, Span)>,
     market: Value<Market>,
     placement: Value<Placement>,
     efa: Value<bool>,
@@ -81,12 +83,62 @@ fn template(module: &Module<'_>, lt: &Resource<'_>) -> Template {
         Value::Absent => Value::Absent,
     };
     Template {
-        instance_type: b.str("instance_type"),
+        // Attribute-based selection picks the types at launch: none is written.
+        instance_type: match (b.str("instance_type"), b.span_of("instance_requirements")) {
+            (Value::Absent, Some(s)) => Value::Unknown(s),
+            (t, _) => t,
+        },
+        accelerators: required_accelerators(b),
         market: market_options(b),
         placement,
         efa,
         reserved: reservation_target(b),
         role: super::resource_role(lt, &["tags"], &["name"]),
+    }
+}
+
+/// The GPUs an attribute-based selection (`instance_requirements`) asks of each machine:
+/// `accelerator_types` with `gpu`, or a GPU maker or name, at least
+/// `accelerator_count.min` (1 when not written). `None` when it selects no GPU or may pick
+/// machines without one.
+fn required_accelerators(b: &Block<'_>) -> Option<(u32, Span)> {
+    let Value::Known(req, span) = b.block("instance_requirements") else {
+        return None;
+    };
+    let lists = |k: &str| req.string_list(k).known().cloned().unwrap_or_default();
+    let gpu = lists("accelerator_types").iter().any(|t| t == "gpu")
+        || lists("accelerator_manufacturers")
+            .iter()
+            .any(|m| m == "nvidia" || m == "amd")
+        || !lists("accelerator_names").is_empty();
+    if !gpu {
+        return None;
+    }
+    let count = req.block("accelerator_count");
+    let bound = |k: &str| match &count {
+        Value::Known(c, _) => c.u64(k).known().copied(),
+        _ => None,
+    };
+    if bound("max") == Some(0) {
+        return None;
+    }
+    let min = bound("min").unwrap_or(1).max(1);
+    Some((u32::try_from(min).unwrap_or(u32::MAX), span))
+}
+
+/// The bound an attribute-based selection puts on GPUs per machine of a type not known.
+fn at_least_selected(c: &mut Capacity, selected: Option<(u32, Span)>) {
+    if let Some((n, at)) = selected {
+        let what = if n == 1 {
+            "1 GPU".into()
+        } else {
+            format!("{n} GPUs")
+        };
+        c.at_least_gpus(
+            n,
+            format!("its `instance_requirements` select machines with at least {what}"),
+            at,
+        );
     }
 }
 
@@ -255,6 +307,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         p => p,
     };
     c.fast_fabric = from_template(&lt, |t| t.efa.clone());
+    at_least_selected(&mut c, lt.known().and_then(|t| t.accelerators.clone()));
     c.reserved = reservation_target(b)
         .or_else(|| lt.known().and_then(|t| t.reserved.clone()))
         .or_else(|| reserved_market(&c.market));
@@ -274,6 +327,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     let b = &r.block;
     let mut c = Capacity::new(r.subject(), Provider::Aws, CapacityKind::Group, r.header());
     let mixed = b.block("mixed_instances_policy");
+    let mut selected = None;
     let (lt, overrides, distribution) = match &mixed {
         Value::Known(m, _) => {
             let spec = m.block("launch_template");
@@ -283,9 +337,16 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
                 Value::Absent => Value::Absent,
             };
             let overrides: Value<Vec<Value<String>>> = match &spec {
-                Value::Known(s, _) => s
-                    .blocks("override")
-                    .map(|o| o.iter().map(|o| o.str("instance_type")).collect()),
+                Value::Known(s, _) => s.blocks("override").map(|o| {
+                    o.iter()
+                        .map(|o| {
+                            if let Some(f) = required_accelerators(o) {
+                                selected.get_or_insert(f);
+                            }
+                            o.str("instance_type")
+                        })
+                        .collect()
+                }),
                 _ => Value::Absent,
             };
             (lt, overrides, m.block("instances_distribution"))
@@ -372,6 +433,10 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         p => p,
     };
     c.fast_fabric = from_template(&lt, |t| t.efa.clone());
+    at_least_selected(
+        &mut c,
+        selected.or_else(|| lt.known().and_then(|t| t.accelerators.clone())),
+    );
     c.reserved = lt
         .known()
         .and_then(|t| t.reserved.clone())
@@ -458,6 +523,10 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c.zones = subnet_zones(module, b, "subnet_ids");
     c.placement = from_template(&lt, |t| t.placement.clone());
     c.fast_fabric = from_template(&lt, |t| t.efa.clone());
+    at_least_selected(&mut c, lt.known().and_then(|t| t.accelerators.clone()));
+    if let Value::Known(ami, at) = b.str("ami_type") {
+        c.gpus_from_image("ami_type", &ami, &at);
+    }
     c.reserved = reserved_market(&c.market).or_else(|| lt.known().and_then(|t| t.reserved.clone()));
     c.labels = b.string_map("labels");
     c.taints = b.taints("taint");

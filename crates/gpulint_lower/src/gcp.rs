@@ -97,6 +97,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     c.stop.extend(policies.stops);
     c.placement = policies.placement;
     c.machines = machine(b).map(|m| vec![m]);
+    attached_at_least(&mut c, b);
     c.market = market(&scheduling);
     if kind == CapacityKind::Instance {
         c.scale = Scale::fixed(Value::Known(1, r.header()));
@@ -248,6 +249,33 @@ fn machine_with(
         }
     }
     with_gpus(name, gpus, span)
+}
+
+/// When the machine is not known (its type or its GPUs' type is a variable without a
+/// value), the GPUs `guest_accelerator` attaches with a known count still bound it.
+fn attached_at_least(c: &mut Capacity, b: &Block<'_>) {
+    let Value::Known(accelerators, _) = b.blocks("guest_accelerator") else {
+        return;
+    };
+    let mut total = 0u64;
+    let mut at = None;
+    for acc in &accelerators {
+        if let Value::Known(n, span) = acc.u64("count") {
+            total = total.saturating_add(n);
+            at.get_or_insert(span);
+        }
+    }
+    if let Some(at) = at {
+        let n = u32::try_from(total).unwrap_or(u32::MAX);
+        c.at_least_gpus(
+            n,
+            format!(
+                "`guest_accelerator` attaches {n} GPU{}",
+                if n == 1 { "" } else { "s" }
+            ),
+            at,
+        );
+    }
 }
 
 /// A machine type, as the catalog knows it, when GPUs may still be attached to it; `Err`
@@ -489,6 +517,7 @@ fn node_pool(
     let config = pool.block("node_config");
     if let Value::Known(nc, _) = &config {
         c.machines = machine(nc).map(|m| vec![m]);
+        attached_at_least(&mut c, nc);
         c.market = spot_market(nc.bool("spot"), nc.bool("preemptible"));
         c.reserved = specific_reservation(nc);
         c.labels = nc.string_map("labels");

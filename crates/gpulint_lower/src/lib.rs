@@ -520,6 +520,9 @@ pub fn lower_with(
         .partition(|w| w.simulated.is_some());
     inv.workloads = real;
     inv.simulated = simulated;
+    for c in &mut inv.capacity {
+        c.gpus_from_nodes();
+    }
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
     inv.shrink_to_fit();

@@ -45,6 +45,7 @@ pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
         {
             gke(call, inv);
         }
+        ("terraform-aws-modules/ec2-instance/aws", "") => inv.capacity.push(ec2_instance(call)),
         ("azure/aks/azurerm", "") => aks(call, inv),
         ("googlecloudplatform/cloud-foundation-fabric", "modules/gke-nodepool") => {
             inv.capacity.push(fabric_nodepool(call));
@@ -78,8 +79,18 @@ fn by_inputs(call: &Call<'_>, source: &str, inv: &mut Inventory) {
         .block
         .span_of("source")
         .unwrap_or_else(|| call.block.header.clone());
+    // Its findings point into the caller's files: the call, and the groups' values.
+    let mut files = vec![span.file];
+    for c in &inv.capacity[before..] {
+        let spans = [Some(&c.header), c.scale.min.span(), c.machines.span()];
+        files.extend(spans.into_iter().flatten().map(|s| s.file));
+    }
+    files.sort_unstable();
+    files.dedup();
     inv.caveats.push(gpulint_model::Caveat {
         subject: call.path.clone(),
+        files,
+        inside_calls: false,
         note: format!(
             "read as `terraform-aws-modules/eks` reads `{input}`: the module `{source}` is not \
              read, and may set other defaults"
@@ -157,6 +168,51 @@ fn eks(call: &Call<'_>, inv: &mut Inventory) {
     }
 }
 
+/// One EC2 instance of `terraform-aws-modules/ec2-instance/aws` (each instance of a
+/// `count`/`for_each` call is one): its inputs are the instance's own arguments, with the
+/// module's defaults (`t3.micro`; spot with `create_spot_instance`, v5, or
+/// `instance_market_options`).
+fn ec2_instance(call: &Call<'_>) -> Capacity {
+    let b = &call.block;
+    let header = b.header.clone();
+    let mut c = Capacity::new(
+        call.path.clone(),
+        Provider::Aws,
+        CapacityKind::Instance,
+        header.clone(),
+    );
+    c.machines = match b.str("instance_type") {
+        Value::Absent => Value::Known("t3.micro".to_string(), header.clone()),
+        v => v,
+    }
+    .map(|t| vec![instance_machine(Provider::Aws, &t)]);
+    c.market = match (b.bool("create_spot_instance"), market_options(b)) {
+        (Value::Known(true, s), _) => Value::Known(gpulint_model::Market::Spot, s),
+        (Value::Unknown(s), _) => Value::Unknown(s),
+        (_, m) => m,
+    };
+    c.scale = Scale::fixed(Value::Known(1, header.clone()));
+    c.zones = match b.str("availability_zone") {
+        Value::Known(z, s) => Value::Known(Zones::Listed(vec![z.into()]), s),
+        Value::Unknown(s) => Value::Unknown(s),
+        // A subnet ID from elsewhere: its zone is not known here.
+        Value::Absent => b.span_of("subnet_id").map_or(Value::Absent, Value::Unknown),
+    };
+    // A placement group by name: its strategy is set where it was made.
+    c.placement = b
+        .span_of("placement_group")
+        .map_or(Value::Absent, Value::Unknown);
+    c.fast_fabric = super::aws::efa_interfaces(b);
+    c.reserved = reserved_market(&c.market);
+    let name = b.str("name").known().cloned().unwrap_or_default();
+    c.role = super::or_block_role(
+        gpulint_model::intent::from_entries(&[], [call.name, name.as_str()], &header),
+        b,
+        &header,
+    );
+    c
+}
+
 /// One node group of the EKS module: managed (an EKS node group) or self-managed (an
 /// auto scaling group). `key` is its key in the input map, or the call's name.
 fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> Capacity {
@@ -186,6 +242,9 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
             Value::Absent => Value::Known(machines(vec!["t3.medium".into()]), header.clone()),
         }
     };
+    if let Value::Known(ami, at) = g.str("ami_type") {
+        c.gpus_from_image("ami_type", &ami, &at);
+    }
     let capacity_type = g.str("capacity_type");
     c.market = if self_managed {
         market_options(g)

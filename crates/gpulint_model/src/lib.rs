@@ -16,6 +16,7 @@ use gpulint_source::FileId;
 
 pub use gpulint_facts::vocab::Str;
 
+mod floor;
 mod workload;
 pub use workload::{
     Autoscale, Batching, Benchmark, ClaimRef, Container, Engine, FabricSignal, GpuClaim,
@@ -200,6 +201,13 @@ pub struct Caveat {
     /// Added to each finding's message, in parentheses: `when enabled: off by default,
     /// `var.gpu` switches it on`.
     pub note: String,
+    /// The files of the module that holds the block: a finding carries the caveat when its
+    /// subject is the block's (or below it) and its primary location is in one of them. The
+    /// same address in another root module is another block.
+    pub files: Vec<gpulint_source::FileId>,
+    /// Whether findings in the files of a module the block calls carry it too (a toggled
+    /// module call): their locations are in the called module's files.
+    pub inside_calls: bool,
     /// The line it rests on (the `count` line, the module's `source`), a related location.
     pub span: Span,
     /// The related location's label.
@@ -253,6 +261,9 @@ pub struct Capacity {
     /// The machine types it may run: one for a VM, several for an EKS node group or a
     /// mixed-instances ASG. Known lists are never empty.
     pub machines: Value<Vec<Machine>>,
+    /// GPUs each machine surely holds when `machines` is not known: what the way it is set
+    /// up says (a GPU image, an accelerator count, a GPU taint).
+    pub gpus_at_least: Option<GpuFloor>,
     pub market: Value<Market>,
     pub scale: Scale,
     pub zones: Value<Zones>,
@@ -277,6 +288,25 @@ pub struct Capacity {
     pub stop: Vec<Stop>,
     /// The language it is written in, so advice is given in that language.
     pub written_in: Dialect,
+}
+
+/// GPUs on each machine of a capacity whose machine type is not known, bounded by what its
+/// set-up says: "at least 1" behind a GPU image or taint, the minimum of an attribute-based
+/// selection's accelerator count.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GpuFloor {
+    pub count: u32,
+    /// What says so, for a finding's message: "`ami_type` `AL2_x86_64_GPU`, an image only
+    /// GPU machines boot".
+    pub evidence: String,
+    pub span: Span,
+}
+
+/// The GPUs a capacity surely holds: machines the catalog knows with GPUs, else a bound
+/// read from its set-up when its type is not known.
+pub enum HeldGpus<'a> {
+    Machines(Vec<&'a Machine>, &'a Span),
+    AtLeast(&'a GpuFloor),
 }
 
 /// The language a capacity is written in.
@@ -399,6 +429,7 @@ impl Capacity {
             kind,
             header,
             machines: Value::Absent,
+            gpus_at_least: None,
             market: Value::Absent,
             scale: Scale::default(),
             zones: Value::Absent,
@@ -439,6 +470,18 @@ impl Capacity {
         };
         let gpu: Vec<&Machine> = machines.iter().filter(|m| m.gpus.is_some()).collect();
         (!gpu.is_empty()).then_some((gpu, span))
+    }
+
+    /// [`gpu_machines`](Self::gpu_machines), else the bound on GPUs per machine when the
+    /// machine type is not known.
+    pub fn held_gpus(&self) -> Option<HeldGpus<'_>> {
+        if let Some((machines, span)) = self.gpu_machines() {
+            return Some(HeldGpus::Machines(machines, span));
+        }
+        match (&self.machines, &self.gpus_at_least) {
+            (Value::Unknown(_), Some(floor)) if floor.count > 0 => Some(HeldGpus::AtLeast(floor)),
+            _ => None,
+        }
     }
 
     /// Whether it may hold more than one machine (`None`: unknown).

@@ -3,7 +3,9 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
 use gpulint_diagnostics::{Category, Cost, Severity};
-use gpulint_model::{Capacity, CapacityKind, Dialect, Inventory, Provider, Role, Value};
+use gpulint_model::{
+    Capacity, CapacityKind, Dialect, HeldGpus, Inventory, Provider, Role, Value,
+};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -23,7 +25,7 @@ impl Rule for GpuPoolNeverScalesToZero {
             {
                 continue;
             }
-            let Some((machines, machine_span)) = c.gpu_machines() else {
+            let Some(held) = c.held_gpus() else {
                 continue;
             };
             // An unknown minimum that is bounded (a per-zone minimum over zones gpulint
@@ -42,7 +44,6 @@ impl Rule for GpuPoolNeverScalesToZero {
             }
             let serves = c.role.known() == Some(&Role::Inference);
             let fixed = !bounded && c.scale.max.known() == Some(min);
-            let m = machines[0];
             // GKE writes bounds per zone: say so where the label sits on the written figure.
             let written = match c.scale.per_zone {
                 Some(z) if z > 1 => format!("{} per zone × {z} zones", min / z),
@@ -51,7 +52,23 @@ impl Rule for GpuPoolNeverScalesToZero {
             };
             let least = if bounded { "at least " } else { "" };
             let zones = c.scale.per_zone.filter(|&z| z > 1);
-            let cost = floor_cost(c, &machines, *min, bounded, zones);
+            let (machine, secondary, cost) = match &held {
+                HeldGpus::Machines(machines, span) => (
+                    describe(machines[0]),
+                    ((*span).clone(), gpu_label(machines[0])),
+                    floor_cost(c, machines, *min, bounded, zones),
+                ),
+                // A type gpulint cannot name has no price: the cost stays unknown.
+                HeldGpus::AtLeast(floor) => (
+                    format!(
+                        "a type gpulint cannot read, with at least {} each ({})",
+                        gpus(floor.count),
+                        floor.evidence
+                    ),
+                    (floor.span.clone(), format!("at least {}", gpus(floor.count))),
+                    None,
+                ),
+            };
             cx.report_costed(
                 Report {
                     message: format!(
@@ -65,7 +82,7 @@ impl Rule for GpuPoolNeverScalesToZero {
                             "never scales below"
                         },
                         nodes(*min),
-                        describe(m),
+                        machine,
                         if *min == 1 { "it bills" } else { "they bill" },
                         if serves { "request comes" } else { "job runs" },
                         because(&c.role),
@@ -83,7 +100,7 @@ impl Rule for GpuPoolNeverScalesToZero {
                             format!("minimum {written}")
                         },
                     ),
-                    secondary: vec![(machine_span.clone(), gpu_label(m))],
+                    secondary: vec![secondary],
                 },
                 cost,
             );
@@ -94,6 +111,14 @@ impl Rule for GpuPoolNeverScalesToZero {
                 });
             }
         }
+    }
+}
+
+fn gpus(n: u32) -> String {
+    if n == 1 {
+        "1 GPU".into()
+    } else {
+        format!("{n} GPUs")
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta};
 use gpulint_diagnostics::{Category, Cost, Severity};
-use gpulint_model::{Capacity, CapacityKind, GpuSet, Inventory, Machine, Provider};
+use gpulint_model::{Capacity, CapacityKind, GpuSet, HeldGpus, Inventory, Provider};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -26,29 +26,47 @@ impl Rule for MissingAutoShutdown {
             if !applies || !c.stop.is_empty() || c.reserved.is_some() {
                 continue;
             }
-            let Some((machines, span)) = c.gpu_machines() else {
-                continue;
+            let (runs, secondary, cost) = match c.held_gpus() {
+                None => continue,
+                Some(HeldGpus::Machines(machines, span)) => {
+                    let machine = machines[0];
+                    let gpus = machine.gpus.as_ref().expect("GPU machines have GPUs");
+                    // What it costs while it stays up: one VM (a template's every VM, each).
+                    let what = match c.kind {
+                        CapacityKind::Template => "each VM",
+                        _ => "1 instance",
+                    };
+                    // The snapshot holds on-demand list prices: spot capacity is not priced.
+                    let cost = gpulint_facts::catalog()
+                        .prices
+                        .quote(c.provider, machine)
+                        .filter(|_| !c.is_spot())
+                        .map(|p| Cost::of(&p, c.region(), 1.0, what));
+                    (
+                        format!("{} ({})", gpu_label(gpus), machine.name),
+                        (span.clone(), gpu_label(gpus)),
+                        cost,
+                    )
+                }
+                // A type gpulint cannot read has no price: the cost stays unknown.
+                Some(HeldGpus::AtLeast(floor)) => (
+                    format!(
+                        "at least {} GPU{} of a type gpulint cannot read ({})",
+                        floor.count,
+                        if floor.count == 1 { "" } else { "s" },
+                        floor.evidence
+                    ),
+                    (floor.span.clone(), format!("at least {} GPU", floor.count)),
+                    None,
+                ),
             };
-            let machine = machines[0];
-            let gpus = machine.gpus.as_ref().expect("GPU machines have GPUs");
-            // What it costs while it stays up: one VM (a template's every VM, each).
-            let what = match c.kind {
-                CapacityKind::Template => "each VM",
-                _ => "1 instance",
-            };
-            // The snapshot holds on-demand list prices: spot capacity is not priced.
-            let cost = gpulint_facts::catalog()
-                .prices
-                .quote(c.provider, machine)
-                .filter(|_| !c.is_spot())
-                .map(|p| Cost::of(&p, c.region(), 1.0, what));
             cx.report_costed(
                 Report {
-                    message: message(c, machine, gpus),
+                    message: message(c, &runs),
                     help: help(c).into(),
                     subject: c.subject.clone(),
                     primary: (c.header.clone(), "GPU VM with no auto-shutdown".into()),
-                    secondary: vec![(span.clone(), gpu_label(gpus))],
+                    secondary: vec![secondary],
                 },
                 cost,
             );
@@ -60,18 +78,17 @@ fn gpu_label(gpus: &GpuSet) -> String {
     format!("{} × {}", gpus.count, gpus.gpu.name)
 }
 
-fn message(c: &Capacity, machine: &Machine, gpus: &GpuSet) -> String {
+/// `runs`: what it runs, `1 × NVIDIA L4 (g2-standard-8)`.
+fn message(c: &Capacity, runs: &str) -> String {
     let what = match c.kind {
         CapacityKind::Template => "every VM from",
         _ => "",
     };
     format!(
-        "{what}{}`{}` runs {} ({}) with no idle or scheduled stop: it bills by the hour \
+        "{what}{}`{}` runs {runs} with no idle or scheduled stop: it bills by the hour \
          whether it computes or not",
         if what.is_empty() { "" } else { " " },
         c.subject,
-        gpu_label(gpus),
-        machine.name
     )
 }
 

@@ -198,10 +198,13 @@ pub(crate) struct Toggled {
 }
 
 impl Toggled {
-    /// Records the toggle for the block at `subject` (its address without instance key).
-    pub(crate) fn record(self, subject: String) {
+    /// Records the toggle for the block at `subject` (its address without instance key),
+    /// written in the module of `files`; `call`: the block is a module call.
+    pub(crate) fn record(self, subject: String, files: Vec<gpulint_source::FileId>, call: bool) {
         crate::eval::record_caveat(gpulint_model::Caveat {
             subject,
+            files,
+            inside_calls: call,
             note: format!(
                 "when enabled: off by default, `{}` switches it on",
                 self.condition

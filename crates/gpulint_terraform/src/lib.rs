@@ -267,14 +267,21 @@ impl<'a> Module<'a> {
                         if let Expansion::Toggled(t) = expand(*f, b, &scope, &mut resources)
                             && let [rtype, name, ..] = &b.labels[..]
                         {
-                            t.record(format!("{prefix}{}.{}", rtype.as_str(), name.as_str()));
+                            t.record(
+                                format!("{prefix}{}.{}", rtype.as_str(), name.as_str()),
+                                files.iter().map(|f| f.id).collect(),
+                                false,
+                            );
                         }
                     }
                     "module" => {
                         let e = expand(*f, b, &scope, &mut calls);
                         if let (Expansion::Toggled(t), Some(name)) = (&e, b.labels.first()) {
-                            t.clone()
-                                .record(format!("{prefix}module.{}", name.as_str()));
+                            t.clone().record(
+                                format!("{prefix}module.{}", name.as_str()),
+                                files.iter().map(|f| f.id).collect(),
+                                true,
+                            );
                         }
                         if e != Expansion::Unknown
                             && let Some(Expression::String(source)) =

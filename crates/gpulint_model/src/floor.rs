@@ -1,0 +1,73 @@
+//! GPUs a capacity surely holds when its machine type is not known (a variable without a
+//! value, an envsubst placeholder, attribute-based selection): its set-up still says
+//! "GPU machines" through an image only GPU machines boot, a taint or label only GPU nodes
+//! carry, a bootstrap that sets up NVIDIA's container runtime, or an accelerator count.
+//! The signs are data (`gpu_nodes` in the Kubernetes vocabulary).
+
+use crate::{Capacity, GpuFloor, Span, Value};
+use gpulint_facts::catalog;
+
+impl Capacity {
+    /// Whether its machine type is unknown and nothing has bounded its GPUs yet.
+    fn floor_wanted(&self) -> bool {
+        matches!(self.machines, Value::Unknown(_)) && self.gpus_at_least.is_none()
+    }
+
+    /// Sets the bound on GPUs per machine, unless the type is known or a bound is set.
+    pub fn at_least_gpus(&mut self, count: u32, evidence: String, span: Span) {
+        if self.floor_wanted() && count > 0 {
+            self.gpus_at_least = Some(GpuFloor {
+                count,
+                evidence,
+                span,
+            });
+        }
+    }
+
+    /// At least 1 GPU per node when `image` (an EKS `ami_type`) boots GPU machines only.
+    pub fn gpus_from_image(&mut self, key: &str, image: &str, span: &Span) {
+        let signs = &catalog().kubernetes.gpu_nodes;
+        if signs.images.iter().any(|i| i.eq_ignore_ascii_case(image)) {
+            self.at_least_gpus(
+                1,
+                format!("`{key}` `{image}`, an image only GPU machines boot"),
+                span.clone(),
+            );
+        }
+    }
+
+    /// At least 1 GPU per node when its bootstrap `script` sets up NVIDIA's runtime.
+    pub fn gpus_from_bootstrap(&mut self, key: &str, script: &str, span: &Span) {
+        let signs = &catalog().kubernetes.gpu_nodes;
+        if let Some(word) = signs.in_bootstrap(script) {
+            self.at_least_gpus(
+                1,
+                format!("its `{key}` runs `{word}`, which only GPU nodes need"),
+                span.clone(),
+            );
+        }
+    }
+
+    /// At least 1 GPU per node when its nodes carry a GPU taint or label.
+    pub fn gpus_from_nodes(&mut self) {
+        if !self.floor_wanted() {
+            return;
+        }
+        let signs = &catalog().kubernetes.gpu_nodes;
+        let taint = self.taints.iter().find_map(|t| {
+            signs
+                .marks(&t.key, t.value.as_deref().unwrap_or(""))
+                .then(|| (format!("its nodes' taint `{}`", t.key), t.span.clone()))
+        });
+        let label = || {
+            self.labels.iter().find_map(|(k, v, span)| {
+                signs
+                    .marks(k, v)
+                    .then(|| (format!("its nodes' label `{k}={v}`"), span.clone()))
+            })
+        };
+        if let Some((evidence, span)) = taint.or_else(label) {
+            self.at_least_gpus(1, evidence, span);
+        }
+    }
+}
