@@ -281,7 +281,7 @@ fn a_pool_off_by_default_is_judged_when_enabled_unless_a_var_file_turns_it_off()
     assert_eq!(f["subject"], "aws_eks_node_group.gpu[0]");
     let message = f["message"].as_str().unwrap();
     assert!(
-        message.contains("`var.enable_gpu` switches it on"),
+        message.contains("off by default through `var.enable_gpu`"),
         "{message}"
     );
     assert!(

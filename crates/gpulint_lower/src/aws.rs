@@ -292,6 +292,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         v => v,
     }
     .map(|t| vec![instance_machine(Provider::Aws, &t)]);
+    super::branch::gpu_branch(&mut c, b, "instance_type");
     c.market = match market_options(b) {
         Value::Absent => from_template(&lt, |t| t.market.clone()),
         m => m,

@@ -39,6 +39,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
                 .map(|s| vec![instance_machine(Provider::Azure, &s)]);
             c.market = priority(b, "priority");
             c.scale = Scale::fixed(Value::Known(1, r.header()));
+            super::branch::gpu_branch(&mut c, b, size_key);
             c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
             c.placement = proximity(b);
             c.reserved = b.span_of("capacity_reservation_group_id");
@@ -258,6 +259,7 @@ pub(super) fn aks_pool(
     c.machines = pool
         .str("vm_size")
         .map(|s| vec![instance_machine(Provider::Azure, &s)]);
+    super::branch::gpu_branch(&mut c, pool, "vm_size");
     c.market = priority(pool, "priority");
     let autoscale = match pool.bool("auto_scaling_enabled") {
         Value::Absent => pool.bool("enable_auto_scaling"),

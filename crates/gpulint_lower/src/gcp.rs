@@ -98,6 +98,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     c.placement = policies.placement;
     c.machines = machine(b).map(|m| vec![m]);
     attached_at_least(&mut c, b);
+    super::branch::gpu_branch(&mut c, b, "machine_type");
     c.market = market(&scheduling);
     if kind == CapacityKind::Instance {
         c.scale = Scale::fixed(Value::Known(1, r.header()));
@@ -518,6 +519,7 @@ fn node_pool(
     if let Value::Known(nc, _) = &config {
         c.machines = machine(nc).map(|m| vec![m]);
         attached_at_least(&mut c, nc);
+        super::branch::gpu_branch(&mut c, nc, "machine_type");
         c.market = spot_market(nc.bool("spot"), nc.bool("preemptible"));
         c.reserved = specific_reservation(nc);
         c.labels = nc.string_map("labels");

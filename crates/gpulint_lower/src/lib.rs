@@ -29,6 +29,7 @@ use gpulint_source::{FileId, FileKind, SourceDb, SourceFile};
 use gpulint_syntax::{Parsed, Syntax};
 use gpulint_terraform::{Input, Module, ResourceRef, TfFile, budget, eval};
 
+mod branch;
 mod link;
 mod role;
 use link::link;

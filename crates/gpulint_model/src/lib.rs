@@ -198,11 +198,11 @@ pub struct Caveat {
     /// The block's address without instance key: `google_container_node_pool.gpu`,
     /// `module.gpu`. Findings on it and on everything below it carry the caveat.
     pub subject: String,
-    /// Added to each finding's message, in parentheses: `when enabled: off by default,
-    /// `var.gpu` switches it on`.
+    /// Added to each finding's message, in parentheses: "when enabled: off by default
+    /// through `var.gpu`".
     pub note: String,
     /// The files of the module that holds the block: a finding carries the caveat when its
-    /// subject is the block's (or below it) and its primary location is in one of them. The
+    /// subject is the block's (or below it) and one of its locations is in them. The
     /// same address in another root module is another block.
     pub files: Vec<gpulint_source::FileId>,
     /// Whether findings in the files of a module the block calls carry it too (a toggled

@@ -335,7 +335,10 @@ pub fn add_caveats(caveats: &[gpulint_model::Caveat], findings: &mut [Finding]) 
             f.subject
                 .strip_prefix(t.subject.as_str())
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '.']))
-                && (t.inside_calls || t.files.contains(&f.primary.file))
+                && (t.inside_calls
+                    || std::iter::once(&f.primary)
+                        .chain(&f.secondary)
+                        .any(|l| t.files.contains(&l.file)))
         }) {
             // A block lowered in two instances records its caveat twice.
             if said.contains(&t.note.as_str()) {

@@ -281,6 +281,21 @@ impl<'a> Block<'a> {
         self.value(key).and_then(scalar_string)
     }
 
+    /// The string `key` would hold on the branch of its `cond ? a : b` that its condition
+    /// does not take, when the condition reads only knobs a user sets (variables holding
+    /// their default, constant locals): what a user who flips them gets. With the span of
+    /// that branch and the condition as written.
+    pub fn untaken_str(&self, key: &str) -> Option<(String, Span, String)> {
+        let owner = self.owner(key)?;
+        let e = owner.expr(key)?;
+        let (other, condition) =
+            crate::instances::untaken(&owner.scope, e, |x| owner.scope.eval(x))?;
+        let hcl::Value::String(s) = owner.scope.eval(other)? else {
+            return None;
+        };
+        Some((s, owner.expr_span(other), condition))
+    }
+
     pub fn u64(&self, key: &str) -> Value<u64> {
         self.value(key).and_then(|v| crate::eval::whole_number(&v))
     }

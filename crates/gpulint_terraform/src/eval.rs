@@ -83,6 +83,9 @@ pub struct Scope {
     origins: Arc<Origins>,
     /// Variables that hold their default: no caller, tfvars file or argument set them.
     defaulted: Rc<HashSet<String>>,
+    /// Locals written as constants (`gpu_settings = { gpu_node_pool_count = 0 }`): knobs a
+    /// user edits, as a variable's default is one a user sets.
+    knobs: Rc<HashSet<String>>,
 }
 
 thread_local! {
@@ -282,7 +285,18 @@ impl Scope {
             unknown: Rc::new(unknown),
             origins: Arc::default(),
             defaulted: Rc::default(),
+            knobs: Rc::default(),
         }
+    }
+
+    /// Names the locals written as constants.
+    pub(crate) fn set_knobs(&mut self, names: HashSet<String>) {
+        self.knobs = Rc::new(names);
+    }
+
+    /// Whether `local.name` is written as a constant.
+    pub(crate) fn is_knob(&self, name: &str) -> bool {
+        self.knobs.contains(name)
     }
 
     /// Names the variables that hold their default.
@@ -340,6 +354,7 @@ impl Scope {
             unknown: Rc::clone(&self.unknown),
             origins: Arc::clone(&self.origins),
             defaulted: Rc::clone(&self.defaulted),
+            knobs: Rc::clone(&self.knobs),
         })
     }
 

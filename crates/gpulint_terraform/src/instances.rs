@@ -205,24 +205,16 @@ impl Toggled {
             subject,
             files,
             inside_calls: call,
-            note: format!(
-                "when enabled: off by default, `{}` switches it on",
-                self.condition
-            ),
+            note: format!("when enabled: off by default through `{}`", self.condition),
             span: self.span,
             label: format!("off by default: `{}`", self.condition),
         });
     }
 }
 
-/// The branch of `cond ? a : b` that `cond` does not take, evaluated, when `cond` reads
-/// variables, only variables, and every one holds its default: what a user who sets them
-/// gets. A condition on anything else (a local, a resource, `count.index`) is left alone.
-fn other_branch(
-    scope: &Rc<Scope>,
-    expr: &Expression,
-    file: TfFile<'_>,
-) -> Option<(hcl::Value, Toggled)> {
+/// The references an expression makes: each traversal's root (`var`, `local`, a resource
+/// type) and its first attribute.
+fn roots(expr: &Expression) -> Vec<(String, Option<String>)> {
     struct Roots(Vec<(String, Option<String>)>);
     impl Visit for Roots {
         fn visit_traversal(&mut self, node: &hcl_edit::expr::Traversal) {
@@ -236,30 +228,52 @@ fn other_branch(
             hcl_edit::visit::visit_traversal(self, node);
         }
     }
+    let mut roots = Roots(Vec::new());
+    visit_expr(&mut roots, expr);
+    roots.0
+}
+
+/// The branch of `cond ? a : b` that `cond` does not take, evaluated, when `cond` reads
+/// only knobs a user sets: variables that hold their default, and locals written as
+/// constants. That is what a user who sets them gets. A condition on anything else (a
+/// computed local, a resource, `count.index`) is left alone.
+fn other_branch(
+    scope: &Rc<Scope>,
+    expr: &Expression,
+    file: TfFile<'_>,
+) -> Option<(hcl::Value, Toggled)> {
+    let (other, condition) = untaken(scope, expr, |e| scope.eval_in(e, file))?;
+    let value = scope.eval_in(other, file)?;
+    let span = gpulint_model::Span::new(file.id, in_file(file.remap, expr.span().unwrap_or(0..0)));
+    Some((value, Toggled { condition, span }))
+}
+
+/// The branch `cond ? a : b` does not take, and its condition as written, when `cond`
+/// reads only knobs a user sets (see [`other_branch`]); `eval` evaluates the condition.
+pub(crate) fn untaken<'e>(
+    scope: &Scope,
+    expr: &'e Expression,
+    eval: impl Fn(&Expression) -> Option<hcl::Value>,
+) -> Option<(&'e Expression, String)> {
     let Expression::Conditional(c) = expr else {
         return None;
     };
-    let mut roots = Roots(Vec::new());
-    visit_expr(&mut roots, &c.cond_expr);
-    let vars: Vec<String> = roots
-        .0
+    let knobs = roots(&c.cond_expr);
+    let all_knobs = knobs
         .iter()
-        .map(|(root, attr)| match (root.as_str(), attr) {
-            ("var", Some(name)) if scope.is_defaulted(name) => Some(name.clone()),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    if vars.is_empty() {
+        .all(|(root, attr)| match (root.as_str(), attr) {
+            ("var", Some(name)) => scope.is_defaulted(name),
+            ("local", Some(name)) => scope.is_knob(name),
+            _ => false,
+        });
+    if knobs.is_empty() || !all_knobs {
         return None;
     }
-    let hcl::Value::Bool(taken) = scope.eval_in(&c.cond_expr, file)? else {
+    let hcl::Value::Bool(taken) = eval(&c.cond_expr)? else {
         return None;
     };
     let other = if taken { &c.false_expr } else { &c.true_expr };
-    let value = scope.eval_in(other, file)?;
-    let condition = c.cond_expr.to_string().trim().to_string();
-    let span = gpulint_model::Span::new(file.id, in_file(file.remap, expr.span().unwrap_or(0..0)));
-    Some((value, Toggled { condition, span }))
+    Some((other, c.cond_expr.to_string().trim().to_string()))
 }
 
 /// `each`, or a `dynamic` block's iterator: `{ key, value }`.
@@ -293,6 +307,14 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
             defs.push((attr.key.as_str().to_string(), &attr.value, *f));
         }
     }
+    // A local that refers to nothing is a knob written as a constant.
+    scope.set_knobs(
+        index
+            .iter()
+            .filter(|&(_, &i)| roots(defs[i].1).is_empty())
+            .map(|(name, _)| name.clone())
+            .collect(),
+    );
     let mut state = vec![State::New; defs.len()];
     let mut known = hcl::Map::new();
     for first in 0..defs.len() {
