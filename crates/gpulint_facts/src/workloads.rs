@@ -145,6 +145,28 @@ pub struct Workloads {
     /// Host CPU and memory per GPU below which a GPU pod is starved, by GPU class.
     #[serde(rename = "host_floor")]
     pub host_floors: Vec<HostFloor>,
+    /// Groups of machines behind a load balancer, by resource type.
+    pub load_balanced: Vec<LoadBalanced>,
+}
+
+/// The arguments that put a group of machines of one resource type behind a load balancer.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LoadBalanced {
+    pub resource: String,
+    /// `target_pools`, or a dotted path through nested blocks.
+    pub keys: Vec<String>,
+    pub source: String,
+}
+
+impl Workloads {
+    /// The arguments that put a group of `resource` behind a load balancer.
+    pub fn load_balancer_keys(&self, resource: &str) -> &[String] {
+        self.load_balanced
+            .iter()
+            .find(|l| l.resource == resource)
+            .map_or(&[], |l| &l.keys)
+    }
 }
 
 /// The host CPU and memory each GPU of a class needs at least (`gpu-starved-cpu-memory`).

@@ -20,11 +20,43 @@ pub fn resource_role(r: &Resource<'_>, maps: &[&str], names: &[&str]) -> Inferre
         named.push(calls.trim_end_matches('.').to_string());
     }
     let words = std::iter::once(r.name).chain(named.iter().map(String::as_str));
-    or_block_role(
+    let role = or_block_role(
         intent::from_entries(&entries, words, &r.header()),
         &r.block,
         &r.header(),
-    )
+    );
+    if role.known().is_some() {
+        return role;
+    }
+    load_balanced(r).unwrap_or(role)
+}
+
+/// Serving, when the group sits behind a load balancer (`target_pools`, `target_group_arns`,
+/// a backend pool): it answers requests. `None` when nothing puts it behind one.
+pub fn load_balanced(r: &Resource<'_>) -> Option<Inferred<Role>> {
+    let keys = gpulint_facts::workloads::workloads().load_balancer_keys(r.rtype);
+    keys.iter().find_map(|key| {
+        let span = path_span(&r.block, key)?;
+        Some(Inferred::new(
+            gpulint_model::Value::Known(Role::Inference, span),
+            Some(gpulint_model::Evidence::new(
+                gpulint_model::Signal::Shape,
+                format!("it is behind a load balancer (`{key}`)"),
+            )),
+        ))
+    })
+}
+
+/// Where a dotted path of nested blocks ends in an argument or block that is written.
+fn path_span(b: &gpulint_terraform::Block<'_>, path: &str) -> Option<gpulint_model::Span> {
+    match path.split_once('.') {
+        None => b.span_of(path).or_else(|| b.block(path).span().cloned()),
+        Some((head, rest)) => b
+            .blocks(head)
+            .known()?
+            .iter()
+            .find_map(|inner| path_span(inner, rest)),
+    }
 }
 
 /// `role` when names and labels decided one, else what the block says of itself
