@@ -569,6 +569,12 @@ fn reservation(r: &Resource<'_>) -> Capacity {
         .map(|z| Zones::Listed(vec![z.into()]));
     c.market = Value::Known(Market::Reserved, r.header());
     c.reserved = Some(r.header());
+    // `open` (the default): instances of its type in its zone use it without naming it.
+    c.open_to_matching = match b.str("instance_match_criteria") {
+        Value::Absent => true,
+        Value::Known(m, _) => m == "open",
+        Value::Unknown(_) => false,
+    };
     c
 }
 

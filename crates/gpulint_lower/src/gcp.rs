@@ -471,6 +471,12 @@ fn reservation(r: &Resource<'_>) -> Capacity {
     );
     c.market = Value::Known(Market::Reserved, r.header());
     c.reserved = Some(r.header());
+    // VMs and node pools consume matching reservations unless this one asks to be named.
+    c.open_to_matching = matches!(b.bool("specific_reservation_required"), Value::Absent)
+        || matches!(
+            b.bool("specific_reservation_required"),
+            Value::Known(false, _)
+        );
     c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
     match b.block("specific_reservation") {
         Value::Known(spec, _) => {

@@ -277,6 +277,9 @@ pub struct Capacity {
     pub fast_fabric: Value<bool>,
     /// Backed by a reservation or capacity block: billed whether it runs or not.
     pub reserved: Option<Span>,
+    /// A reservation that machines of its type use without naming it (GCP's default, an
+    /// AWS `open` capacity reservation): a pool of that type in its region runs on it.
+    pub open_to_matching: bool,
     pub role: Inferred<Role>,
     /// Node labels a pool puts on its nodes (for Kubernetes scheduling).
     pub labels: Vec<(Str, Str, Span)>,
@@ -437,6 +440,7 @@ impl Capacity {
             placement: Value::Absent,
             fast_fabric: Value::Absent,
             reserved: None,
+            open_to_matching: false,
             role: Inferred::default(),
             labels: Vec::new(),
             taints: Vec::new(),

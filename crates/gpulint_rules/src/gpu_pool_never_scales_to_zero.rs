@@ -42,6 +42,12 @@ impl Rule for GpuPoolNeverScalesToZero {
             if model.serving_floor(i).is_some_and(|(busy, _)| busy >= *min) {
                 continue;
             }
+            // Reservations it runs on without naming them bill for these nodes anyway.
+            if let HeldGpus::Machines(machines, _) = &held
+                && open_reserved(model, c, machines) >= *min
+            {
+                continue;
+            }
             let serves = c.role.known() == Some(&Role::Inference);
             let fixed = !bounded && c.scale.max.known() == Some(min);
             // GKE writes bounds per zone: say so where the label sits on the written figure.
@@ -112,6 +118,28 @@ impl Rule for GpuPoolNeverScalesToZero {
             }
         }
     }
+}
+
+/// Machines of the pool's types that open reservations of the run hold in its region:
+/// its nodes land on them without naming them, so they bill whether the pool scales or not.
+fn open_reserved(model: &Inventory, c: &Capacity, machines: &[&gpulint_model::Machine]) -> u64 {
+    let Some(region) = c.region() else {
+        return 0;
+    };
+    model
+        .capacity
+        .iter()
+        .filter(|r| {
+            r.kind == CapacityKind::Reservation
+                && r.open_to_matching
+                && r.provider == c.provider
+                && r.region() == Some(region)
+                && r.machines
+                    .known()
+                    .is_some_and(|ms| ms.iter().any(|m| machines.iter().any(|p| p.name == m.name)))
+        })
+        .filter_map(|r| r.scale.min.known().copied())
+        .sum()
 }
 
 fn gpus(n: u32) -> String {
