@@ -31,6 +31,7 @@ use gpulint_terraform::{Input, Module, ResourceRef, TfFile, budget, eval};
 
 mod branch;
 mod link;
+mod peers;
 mod role;
 use link::link;
 pub use role::{block_role, or_block_role, resource_role};
@@ -524,6 +525,7 @@ pub fn lower_with(
     for c in &mut inv.capacity {
         c.gpus_from_nodes();
     }
+    peers::group_instances(&mut inv.capacity);
     link(&mut inv, &folders);
     intent::capacity(&mut inv);
     inv.shrink_to_fit();

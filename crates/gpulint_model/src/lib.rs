@@ -277,6 +277,10 @@ pub struct Capacity {
     pub fast_fabric: Value<bool>,
     /// Backed by a reservation or capacity block: billed whether it runs or not.
     pub reserved: Option<Span>,
+    /// For the first instance of a VM block expanded by `count`/`for_each`: how many
+    /// instances the block makes (they are one multi-node group, judged on this one). 0 for
+    /// anything else.
+    pub peers: u64,
     /// A reservation that machines of its type use without naming it (GCP's default, an
     /// AWS `open` capacity reservation): a pool of that type in its region runs on it.
     pub open_to_matching: bool,
@@ -440,6 +444,7 @@ impl Capacity {
             placement: Value::Absent,
             fast_fabric: Value::Absent,
             reserved: None,
+            peers: 0,
             open_to_matching: false,
             role: Inferred::default(),
             labels: Vec::new(),
@@ -491,7 +496,7 @@ impl Capacity {
     /// Whether it may hold more than one machine (`None`: unknown).
     pub fn multi_node(&self) -> Option<bool> {
         match self.kind {
-            CapacityKind::Instance | CapacityKind::Notebook => Some(false),
+            CapacityKind::Instance | CapacityKind::Notebook => Some(self.peers > 1),
             _ => self.scale.max.known().map(|n| *n > 1),
         }
     }

@@ -321,6 +321,19 @@ pub fn run(
     findings
 }
 
+/// A capacity named in a message: a VM block expanded by `count`/`for_each` is judged as one
+/// group on its first instance, and says how many it makes.
+pub(crate) fn group_subject(c: &gpulint_model::Capacity) -> String {
+    if c.peers > 1 && c.kind == gpulint_model::CapacityKind::Instance {
+        format!(
+            "`{}` (with the other instances of its block: {} VMs)",
+            c.subject, c.peers
+        )
+    } else {
+        format!("`{}`", c.subject)
+    }
+}
+
 /// Says on each finding what gpulint assumed to read its block (that a block off by
 /// default is enabled, that a module not read takes its inputs as a known module does),
 /// and points at the line the assumption rests on.

@@ -39,9 +39,9 @@ impl Rule for MissingClusterPlacement {
             }
             cx.report(Report {
                 message: format!(
-                    "`{}` runs multi-node training on {} with no cluster placement: nodes may land \
+                    "{} runs multi-node training on {} with no cluster placement: nodes may land \
                      far apart in the zone, adding latency to every collective",
-                    c.subject,
+                    super::group_subject(c),
                     describe(machines[0])
                 ) + &because(&c.role),
                 help: help(c).into(),

@@ -53,9 +53,9 @@ impl Rule for MultiNodeWithoutFastFabric {
             let name = fabric_name(fabric);
             cx.report(Report {
                 message: format!(
-                    "`{}` runs multi-node training on {} without {name}: the fabric it pays for \
+                    "{} runs multi-node training on {} without {name}: the fabric it pays for \
  sits idle and NCCL falls back to plain TCP between nodes",
-                    c.subject,
+                    super::group_subject(c),
                     describe(m)
                 ) + &because(&c.role),
                 help: help(c).into(),

@@ -74,9 +74,9 @@ impl Rule for TrainingAcrossZones {
             }
             cx.report(Report {
                 message: format!(
-                    "`{}` spreads training nodes of {} across {}: every collective crosses zones, \
+                    "{} spreads training nodes of {} across {}: every collective crosses zones, \
                      slower and billed as inter-zone traffic",
-                    c.subject,
+                    super::group_subject(c),
                     describe(machines[0]),
                     zones.describe()
                 ) + &because(&c.role),
