@@ -251,6 +251,8 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
             }),
         },
     );
+    read.notes
+        .extend(unexpanded_note(&read.db, &model.unexpanded));
     // The suppressions of the files the run held are read while it still holds them.
     for ((id, file), done) in read.db.iter().zip(&directed) {
         if !done && file.requested && file.is_loaded() {
@@ -513,6 +515,28 @@ fn is_template(file: &SourceFile, p: &Parsed) -> bool {
         })
     };
     templated(text) || opens_a_line()
+}
+
+/// The note for capacity left out because its `count` or `for_each` cannot be evaluated:
+/// never silent, and it says how to give gpulint the values.
+fn unexpanded_note(db: &SourceDb, blocks: &[gpulint_model::Unexpanded]) -> Option<String> {
+    let held: Vec<_> = blocks
+        .iter()
+        .filter(|u| lower::may_hold_capacity(&u.address))
+        .collect();
+    let (first, rest) = held.split_first()?;
+    let more = match rest.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    Some(format!(
+        "not judged: `{}` in `{}`{more}: its `{}` reads values gpulint cannot evaluate (a data \
+         source, a resource attribute, a variable without a value), so how many it makes is \
+         not known; give them with `--var-file`, or lint the plan (`terraform show -json`)",
+        first.address,
+        db.get(first.span.file).name,
+        first.key
+    ))
 }
 
 /// The note for the YAML templates a run skipped.

@@ -506,3 +506,27 @@ fn configured_var_files_apply_only_to_the_roots_they_are_bound_to() {
         crate::common::stderr(&o)
     );
 }
+
+/// A capacity resource whose `for_each` reads a data source is left out, as Terraform's own
+/// validate would leave its count unknown: a note says which, and how to give the values.
+/// A helper module left out says nothing.
+#[test]
+fn capacity_left_out_by_an_unknown_for_each_is_named_in_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::common::write(
+        d,
+        "main.tf",
+        "data \"azurerm_key_vault_secret\" \"farm\" {\n  name         = \"farm\"\n  key_vault_id = \"kv\"\n}\n\nresource \"azurerm_linux_virtual_machine_scale_set\" \"farm\" {\n  for_each            = jsondecode(data.azurerm_key_vault_secret.farm.value)\n  name                = each.key\n  sku                 = \"Standard_NV36ads_A10_v5\"\n  instances           = 2\n  resource_group_name = \"rg\"\n  location            = \"eastus\"\n  admin_username      = \"azureuser\"\n}\n\nmodule \"dns\" {\n  source = \"./dns\"\n  count  = length(data.azurerm_key_vault_secret.farm.value)\n}\n",
+    );
+    let o = crate::common::gpulint(&["check", "."], d, None);
+    let notes = crate::common::stderr(&o);
+    assert!(
+        notes.contains(
+            "not judged: `azurerm_linux_virtual_machine_scale_set.farm` in `main.tf`: its \
+             `for_each` reads values gpulint cannot evaluate"
+        ),
+        "{notes}"
+    );
+    assert!(!notes.contains("module.dns"), "{notes}");
+}

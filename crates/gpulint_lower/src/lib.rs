@@ -30,9 +30,11 @@ use gpulint_syntax::{Parsed, Syntax};
 use gpulint_terraform::{Input, Module, ResourceRef, TfFile, budget, eval};
 
 mod branch;
+mod kinds;
 mod link;
 mod peers;
 mod role;
+pub use kinds::may_hold_capacity;
 use link::link;
 pub use role::{block_role, or_block_role, resource_role};
 
@@ -394,6 +396,7 @@ pub fn lower_with(
     // Origins left by an earlier run on this thread are not this run's.
     drop(eval::take_instances());
     drop(eval::take_caveats());
+    drop(eval::take_unexpanded());
     // What the run's YAML lowered to, in one list each, sized once.
     let held = |f: fn(&Inventory) -> usize| early.iter().flatten().map(|i| f(i)).sum::<usize>();
     inv.capacity.reserve_exact(held(|i| i.capacity.len()));
@@ -516,6 +519,10 @@ pub fn lower_with(
     let folders: Vec<&str> = db.iter().map(|(_, f)| folder_str(&f.name)).collect();
     inv.origins = eval::take_instances();
     inv.caveats.append(&mut eval::take_caveats());
+    inv.unexpanded = eval::take_unexpanded();
+    inv.unexpanded
+        .sort_by_key(|u| (u.span.file, u.span.range().start));
+    inv.unexpanded.dedup();
     gpulint_kubernetes::merge_referenced(&mut inv);
     let (simulated, real) = std::mem::take(&mut inv.workloads)
         .into_iter()

@@ -125,6 +125,8 @@ pub struct Inventory {
     /// What was assumed to read some blocks (off by default, a module not read), said on
     /// their findings.
     pub caveats: Vec<Caveat>,
+    /// Blocks left out because their `count` or `for_each` cannot be evaluated.
+    pub unexpanded: Vec<Unexpanded>,
     /// DRA ResourceClaimTemplates and ResourceClaims that ask for GPUs, by name.
     pub gpu_claims: Vec<workload::GpuClaim>,
 }
@@ -212,6 +214,20 @@ pub struct Caveat {
     pub span: Span,
     /// The related location's label.
     pub label: String,
+}
+
+/// A resource or module call left out because its `count` or `for_each` cannot be
+/// evaluated (it reads a data source, a resource attribute, a variable without a value):
+/// how many instances it makes is not known, so none is judged.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unexpanded {
+    /// `azurerm_linux_virtual_machine_scale_set.farm`, `module.gpu` (without the calls
+    /// it is in).
+    pub address: String,
+    /// `count` or `for_each`.
+    pub key: &'static str,
+    /// Its `count` or `for_each` expression.
+    pub span: Span,
 }
 
 /// A place that decides a value read elsewhere: the tfvars line, the module call argument

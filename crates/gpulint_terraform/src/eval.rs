@@ -34,6 +34,21 @@ thread_local! {
     static CAVEATS: std::cell::RefCell<Vec<gpulint_model::Caveat>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// The blocks left out on this thread because their `count`/`for_each` is unknown.
+    static UNEXPANDED: std::cell::RefCell<Vec<gpulint_model::Unexpanded>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Records a block left out because its `count` or `for_each` cannot be evaluated.
+pub fn record_unexpanded(u: gpulint_model::Unexpanded) {
+    UNEXPANDED.with(|t| t.borrow_mut().push(u));
+}
+
+/// The blocks recorded as left out on this thread since the last call.
+pub fn take_unexpanded() -> Vec<gpulint_model::Unexpanded> {
+    UNEXPANDED.with(|t| std::mem::take(&mut *t.borrow_mut()))
+}
+
 /// Records what was assumed to read a block (that it is enabled).
 pub fn record_caveat(caveat: gpulint_model::Caveat) {
     CAVEATS.with(|t| t.borrow_mut().push(caveat));

@@ -140,6 +140,7 @@ pub(crate) fn expand<'a>(
             );
             return Expansion::Known;
         }
+        unexpanded(file, block, &count.value, "count");
         return Expansion::Unknown;
     }
     if let Some(each) = block.body.get_attribute("for_each") {
@@ -165,7 +166,10 @@ pub(crate) fn expand<'a>(
                     _ => None,
                 })
                 .collect(),
-            _ => return Expansion::Unknown,
+            _ => {
+                unexpanded(file, block, &each.value, "for_each");
+                return Expansion::Unknown;
+            }
         };
         if items.len() > max {
             over(&each.value, items.len());
@@ -231,6 +235,25 @@ fn roots(expr: &Expression) -> Vec<(String, Option<String>)> {
     let mut roots = Roots(Vec::new());
     visit_expr(&mut roots, expr);
     roots.0
+}
+
+/// Records a block left out because its `count` or `for_each` (`key`) cannot be evaluated.
+fn unexpanded(file: TfFile<'_>, block: &EditBlock, expr: &Expression, key: &'static str) {
+    let labels: Vec<&str> = block
+        .labels
+        .iter()
+        .map(hcl_edit::structure::BlockLabel::as_str)
+        .collect();
+    let address = match (block.ident.as_str(), &labels[..]) {
+        ("resource", [rtype, name, ..]) => format!("{rtype}.{name}"),
+        ("module", [name, ..]) => format!("module.{name}"),
+        _ => return,
+    };
+    crate::eval::record_unexpanded(gpulint_model::Unexpanded {
+        address,
+        key,
+        span: gpulint_model::Span::new(file.id, in_file(file.remap, expr.span().unwrap_or(0..0))),
+    });
 }
 
 /// The branch of `cond ? a : b` that `cond` does not take, evaluated, when `cond` reads
