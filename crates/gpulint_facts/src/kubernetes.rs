@@ -79,6 +79,7 @@ struct File {
     resource: Vec<ResourceRow>,
     eksctl: Eksctl,
     gpu_nodes: GpuNodes,
+    terraform_objects: TerraformObjects,
     chart_values: ChartValues,
     unread: Unread,
     fabric: FabricSigns,
@@ -119,6 +120,17 @@ impl GpuNodes {
             })
             .map(String::as_str)
     }
+}
+
+/// Terraform's typed Kubernetes resources, read as the manifests they make.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerraformObjects {
+    /// Resource type → `apiVersion kind`.
+    pub kinds: std::collections::BTreeMap<String, String>,
+    /// A block repeated under its singular name → the API's list field.
+    pub list_blocks: std::collections::BTreeMap<String, String>,
+    pub source: String,
 }
 
 /// What says an object's pods are simulated (KWOK's fake nodes): nothing runs on a GPU.
@@ -233,6 +245,7 @@ pub struct Vocabulary {
     pub resources: Vec<ResourceRow>,
     pub eksctl: Eksctl,
     pub gpu_nodes: GpuNodes,
+    pub terraform_objects: TerraformObjects,
     pub chart_values: ChartValues,
     pub fabric: FabricSigns,
     pub dra: Dra,
@@ -292,6 +305,7 @@ impl Vocabulary {
             resources: f.resource,
             eksctl: f.eksctl,
             gpu_nodes: f.gpu_nodes,
+            terraform_objects: f.terraform_objects,
             chart_values: f.chart_values,
             fabric: f.fabric,
             dra: f.dra,

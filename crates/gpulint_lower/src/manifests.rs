@@ -69,7 +69,10 @@ pub fn lower(
                         .collect()
                 })
                 .unwrap_or_default(),
-            _ => continue,
+            typed => match read.typed_object(typed, &block.body) {
+                Some(m) => vec![m],
+                None => continue,
+            },
         };
         for m in &manifests {
             kubernetes::lower_object(file, source, m, out);
@@ -109,6 +112,102 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// A typed resource of Terraform's kubernetes provider (`kubernetes_deployment_v1`) as
+    /// the manifest it makes: `metadata` and `spec` blocks, names in camelCase, repeated
+    /// blocks gathered into the API's list. `None` for any other resource type.
+    fn typed_object(&self, rtype: &str, body: &Body) -> Option<YamlNode> {
+        let table = &catalog().kubernetes.terraform_objects;
+        let (api, kind) = table.kinds.get(rtype)?.split_once(' ')?;
+        let at = |b: &hcl_edit::structure::Block| {
+            in_file(self.remap, b.ident.span().unwrap_or_default())
+        };
+        let scalar = |text: &str, span: Range<usize>| YamlNode {
+            span,
+            value: YamlValue::Scalar(Scalar {
+                text: text.to_string(),
+                plain: false,
+            }),
+        };
+        let first = body.blocks().next().map(&at).unwrap_or_default();
+        let mut entries = vec![
+            (
+                scalar("apiVersion", first.clone()),
+                scalar(api, first.clone()),
+            ),
+            (scalar("kind", first.clone()), scalar(kind, first.clone())),
+        ];
+        for b in body
+            .blocks()
+            .filter(|b| matches!(b.ident.as_str(), "metadata" | "spec"))
+        {
+            entries.push((
+                scalar(b.ident.as_str(), at(b)),
+                self.block_node(&b.body, at(b)),
+            ));
+        }
+        Some(YamlNode {
+            span: first,
+            value: YamlValue::Map(entries),
+        })
+    }
+
+    /// A block's body as a map: arguments by their camelCase names (their values as
+    /// written, keys of a written map kept), nested blocks by theirs, repeated ones in
+    /// their list.
+    fn block_node(&self, body: &Body, span: Range<usize>) -> YamlNode {
+        let lists = &catalog().kubernetes.terraform_objects.list_blocks;
+        let key = |name: &str, span: Range<usize>| YamlNode {
+            span,
+            value: YamlValue::Scalar(Scalar {
+                text: camel_case(name),
+                plain: false,
+            }),
+        };
+        let mut entries: Vec<(YamlNode, YamlNode)> = Vec::new();
+        for a in body.attributes() {
+            let at = in_file(self.remap, a.key.span().unwrap_or_default());
+            entries.push((key(a.key.as_str(), at), self.node(&a.value)));
+        }
+        for b in body.blocks() {
+            let at = in_file(self.remap, b.ident.span().unwrap_or_default());
+            let node = self.block_node(&b.body, at.clone());
+            match lists.get(b.ident.as_str()) {
+                Some(field) => {
+                    if let Some((
+                        _,
+                        YamlNode {
+                            value: YamlValue::Seq(items),
+                            ..
+                        },
+                    )) = entries
+                        .iter_mut()
+                        .find(|(k, _)| k.as_str() == Some(field.as_str()))
+                    {
+                        items.push(node);
+                    } else {
+                        let mut k = key(field, at.clone());
+                        k.value = YamlValue::Scalar(Scalar {
+                            text: field.clone(),
+                            plain: false,
+                        });
+                        entries.push((
+                            k,
+                            YamlNode {
+                                span: at,
+                                value: YamlValue::Seq(vec![node]),
+                            },
+                        ));
+                    }
+                }
+                None => entries.push((key(b.ident.as_str(), at), node)),
+            }
+        }
+        YamlNode {
+            span,
+            value: YamlValue::Map(entries),
+        }
+    }
+
     /// The YAML documents an attribute's value writes in place.
     fn documents(&self, e: &Expression) -> Vec<YamlNode> {
         match e {
@@ -210,6 +309,23 @@ impl Reader<'_> {
         };
         YamlNode { span, value }
     }
+}
+
+/// `container_port` as the API spells it: `containerPort`.
+fn camel_case(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The text an unknown HCL value reads as: no number, name or image gpulint knows.
