@@ -3,9 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
 use gpulint_diagnostics::{Category, Cost, Severity};
-use gpulint_model::{
-    Capacity, CapacityKind, Dialect, HeldGpus, Inventory, Provider, Role, Value,
-};
+use gpulint_model::{Capacity, CapacityKind, Dialect, HeldGpus, Inventory, Provider, Role, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -71,7 +69,10 @@ impl Rule for GpuPoolNeverScalesToZero {
                         gpus(floor.count),
                         floor.evidence
                     ),
-                    (floor.span.clone(), format!("at least {}", gpus(floor.count))),
+                    (
+                        floor.span.clone(),
+                        format!("at least {}", gpus(floor.count)),
+                    ),
                     None,
                 ),
             };
