@@ -129,14 +129,12 @@ fn required_accelerators(b: &Block<'_>) -> Option<(u32, Span)> {
 /// The bound an attribute-based selection puts on GPUs per machine of a type not known.
 fn at_least_selected(c: &mut Capacity, selected: Option<(u32, Span)>) {
     if let Some((n, at)) = selected {
-        let what = if n == 1 {
-            "1 GPU".into()
-        } else {
-            format!("{n} GPUs")
-        };
         c.at_least_gpus(
             n,
-            format!("its `instance_requirements` select machines with at least {what}"),
+            format!(
+                "its `instance_requirements` select machines with at least {}",
+                gpulint_model::gpus(n)
+            ),
             at,
         );
     }

@@ -21,12 +21,8 @@ pub(crate) fn gpu_branch(c: &mut Capacity, b: &Block<'_>, key: &str) {
         return;
     }
     c.machines = Value::Known(vec![m], span.clone());
-    // Its findings point at the resource, its size, or where its bounds are written.
-    let mut files: Vec<_> = [Some(&c.header), Some(&span), c.scale.min.span()]
-        .into_iter()
-        .flatten()
-        .map(|s| s.file)
-        .collect();
+    let mut files: Vec<_> = c.located_in().collect();
+    files.sort_unstable();
     files.dedup();
     eval::record_caveat(Caveat {
         subject: c.subject.clone(),

@@ -270,10 +270,7 @@ fn attached_at_least(c: &mut Capacity, b: &Block<'_>) {
         let n = u32::try_from(total).unwrap_or(u32::MAX);
         c.at_least_gpus(
             n,
-            format!(
-                "`guest_accelerator` attaches {n} GPU{}",
-                if n == 1 { "" } else { "s" }
-            ),
+            format!("`guest_accelerator` attaches {}", gpulint_model::gpus(n)),
             at,
         );
     }
@@ -472,11 +469,10 @@ fn reservation(r: &Resource<'_>) -> Capacity {
     c.market = Value::Known(Market::Reserved, r.header());
     c.reserved = Some(r.header());
     // VMs and node pools consume matching reservations unless this one asks to be named.
-    c.open_to_matching = matches!(b.bool("specific_reservation_required"), Value::Absent)
-        || matches!(
-            b.bool("specific_reservation_required"),
-            Value::Known(false, _)
-        );
+    c.open_to_matching = matches!(
+        b.bool("specific_reservation_required"),
+        Value::Absent | Value::Known(false, _)
+    );
     c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
     match b.block("specific_reservation") {
         Value::Known(spec, _) => {

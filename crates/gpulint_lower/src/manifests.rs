@@ -118,32 +118,17 @@ impl Reader<'_> {
     fn typed_object(&self, rtype: &str, body: &Body) -> Option<YamlNode> {
         let table = &catalog().kubernetes.terraform_objects;
         let (api, kind) = table.kinds.get(rtype)?.split_once(' ')?;
-        let at = |b: &hcl_edit::structure::Block| {
-            in_file(self.remap, b.ident.span().unwrap_or_default())
-        };
-        let scalar = |text: &str, span: Range<usize>| YamlNode {
-            span,
-            value: YamlValue::Scalar(Scalar {
-                text: text.to_string(),
-                plain: false,
-            }),
-        };
-        let first = body.blocks().next().map(&at).unwrap_or_default();
+        let first = body.blocks().next().map(|b| self.at(b)).unwrap_or_default();
         let mut entries = vec![
-            (
-                scalar("apiVersion", first.clone()),
-                scalar(api, first.clone()),
-            ),
-            (scalar("kind", first.clone()), scalar(kind, first.clone())),
+            (text("apiVersion", &first), text(api, &first)),
+            (text("kind", &first), text(kind, &first)),
         ];
         for b in body
             .blocks()
             .filter(|b| matches!(b.ident.as_str(), "metadata" | "spec"))
         {
-            entries.push((
-                scalar(b.ident.as_str(), at(b)),
-                self.block_node(&b.body, at(b)),
-            ));
+            let at = self.at(b);
+            entries.push((text(b.ident.as_str(), &at), self.block_node(&b.body, at)));
         }
         Some(YamlNode {
             span: first,
@@ -156,20 +141,13 @@ impl Reader<'_> {
     /// their list.
     fn block_node(&self, body: &Body, span: Range<usize>) -> YamlNode {
         let lists = &catalog().kubernetes.terraform_objects.list_blocks;
-        let key = |name: &str, span: Range<usize>| YamlNode {
-            span,
-            value: YamlValue::Scalar(Scalar {
-                text: camel_case(name),
-                plain: false,
-            }),
-        };
         let mut entries: Vec<(YamlNode, YamlNode)> = Vec::new();
         for a in body.attributes() {
             let at = in_file(self.remap, a.key.span().unwrap_or_default());
-            entries.push((key(a.key.as_str(), at), self.node(&a.value)));
+            entries.push((text(&camel_case(a.key.as_str()), &at), self.node(&a.value)));
         }
         for b in body.blocks() {
-            let at = in_file(self.remap, b.ident.span().unwrap_or_default());
+            let at = self.at(b);
             let node = self.block_node(&b.body, at.clone());
             match lists.get(b.ident.as_str()) {
                 Some(field) => {
@@ -185,13 +163,8 @@ impl Reader<'_> {
                     {
                         items.push(node);
                     } else {
-                        let mut k = key(field, at.clone());
-                        k.value = YamlValue::Scalar(Scalar {
-                            text: field.clone(),
-                            plain: false,
-                        });
                         entries.push((
-                            k,
+                            text(field, &at),
                             YamlNode {
                                 span: at,
                                 value: YamlValue::Seq(vec![node]),
@@ -199,13 +172,18 @@ impl Reader<'_> {
                         ));
                     }
                 }
-                None => entries.push((key(b.ident.as_str(), at), node)),
+                None => entries.push((text(&camel_case(b.ident.as_str()), &at), node)),
             }
         }
         YamlNode {
             span,
             value: YamlValue::Map(entries),
         }
+    }
+
+    /// Where a block is written: its name.
+    fn at(&self, b: &hcl_edit::structure::Block) -> Range<usize> {
+        in_file(self.remap, b.ident.span().unwrap_or_default())
     }
 
     /// The YAML documents an attribute's value writes in place.
@@ -308,6 +286,17 @@ impl Reader<'_> {
             _ => scalar(UNKNOWN.into(), false),
         };
         YamlNode { span, value }
+    }
+}
+
+/// A string scalar gpulint writes itself (a key, a kind), at `span`.
+fn text(text: &str, span: &Range<usize>) -> YamlNode {
+    YamlNode {
+        span: span.clone(),
+        value: YamlValue::Scalar(Scalar {
+            text: text.to_string(),
+            plain: false,
+        }),
     }
 }
 

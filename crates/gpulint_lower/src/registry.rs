@@ -81,10 +81,7 @@ fn by_inputs(call: &Call<'_>, source: &str, inv: &mut Inventory) {
         .unwrap_or_else(|| call.block.header.clone());
     // Its findings point into the caller's files: the call, and the groups' values.
     let mut files = vec![span.file];
-    for c in &inv.capacity[before..] {
-        let spans = [Some(&c.header), c.scale.min.span(), c.machines.span()];
-        files.extend(spans.into_iter().flatten().map(|s| s.file));
-    }
+    files.extend(inv.capacity[before..].iter().flat_map(Capacity::located_in));
     files.sort_unstable();
     files.dedup();
     inv.caveats.push(gpulint_model::Caveat {

@@ -7,6 +7,15 @@
 use crate::{Capacity, GpuFloor, Span, Value};
 use gpulint_facts::catalog;
 
+/// `1 GPU`, `4 GPUs`.
+pub fn gpus(n: u32) -> String {
+    if n == 1 {
+        "1 GPU".into()
+    } else {
+        format!("{n} GPUs")
+    }
+}
+
 impl Capacity {
     /// Whether its machine type is unknown and nothing has bounded its GPUs yet.
     fn floor_wanted(&self) -> bool {

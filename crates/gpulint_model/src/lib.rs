@@ -17,6 +17,7 @@ use gpulint_source::FileId;
 pub use gpulint_facts::vocab::Str;
 
 mod floor;
+pub use floor::gpus;
 mod workload;
 pub use workload::{
     Autoscale, Batching, Benchmark, ClaimRef, Container, Engine, FabricSignal, GpuClaim,
@@ -507,6 +508,19 @@ impl Capacity {
             (Value::Unknown(_), Some(floor)) if floor.count > 0 => Some(HeldGpus::AtLeast(floor)),
             _ => None,
         }
+    }
+
+    /// The files its findings point into: those of its header, its machine type and its
+    /// minimum.
+    pub fn located_in(&self) -> impl Iterator<Item = gpulint_source::FileId> + '_ {
+        [
+            Some(&self.header),
+            self.machines.span(),
+            self.scale.min.span(),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|s| s.file)
     }
 
     /// Whether it may hold more than one machine (`None`: unknown).

@@ -3,7 +3,9 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
 use gpulint_diagnostics::{Category, Cost, Severity};
-use gpulint_model::{Capacity, CapacityKind, Dialect, HeldGpus, Inventory, Provider, Role, Value};
+use gpulint_model::{
+    Capacity, CapacityKind, Dialect, HeldGpus, Inventory, Provider, Role, Value, gpus,
+};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -141,14 +143,6 @@ fn open_reserved(model: &Inventory, c: &Capacity, machines: &[&gpulint_model::Ma
         })
         .filter_map(|r| r.scale.min.known().copied())
         .sum()
-}
-
-fn gpus(n: u32) -> String {
-    if n == 1 {
-        "1 GPU".into()
-    } else {
-        format!("{n} GPUs")
-    }
 }
 
 /// The help for a minimum a module takes in its input: the key the user writes there.

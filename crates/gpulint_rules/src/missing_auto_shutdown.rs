@@ -3,7 +3,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta};
 use gpulint_diagnostics::{Category, Cost, Severity};
-use gpulint_model::{Capacity, CapacityKind, GpuSet, HeldGpus, Inventory, Provider};
+use gpulint_model::{Capacity, CapacityKind, GpuSet, HeldGpus, Inventory, Provider, gpus};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -51,12 +51,14 @@ impl Rule for MissingAutoShutdown {
                 // A type gpulint cannot read has no price: the cost stays unknown.
                 Some(HeldGpus::AtLeast(floor)) => (
                     format!(
-                        "at least {} GPU{} of a type gpulint cannot read ({})",
-                        floor.count,
-                        if floor.count == 1 { "" } else { "s" },
+                        "at least {} of a type gpulint cannot read ({})",
+                        gpus(floor.count),
                         floor.evidence
                     ),
-                    (floor.span.clone(), format!("at least {} GPU", floor.count)),
+                    (
+                        floor.span.clone(),
+                        format!("at least {}", gpus(floor.count)),
+                    ),
                     None,
                 ),
             };
