@@ -359,6 +359,9 @@ pub struct FabricSignal<'a> {
 pub struct Requirement<'a> {
     pub key: &'a str,
     pub values: &'a [gpulint_model::Str],
+    /// `operator: Exists`: the label must be set, to any value.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exists: bool,
     #[serde(flatten)]
     pub at: At<'a>,
 }
@@ -667,6 +670,7 @@ impl<'a> Cx<'a> {
                 .map(|r| Requirement {
                     key: &r.key,
                     values: &r.values,
+                    exists: r.exists,
                     at: self.at(&r.span),
                 })
                 .collect(),

@@ -664,6 +664,7 @@ pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
             Some(Requirement {
                 key: k.as_str()?.into(),
                 values: vec![v.as_str()?.into()],
+                exists: false,
                 span: span(file, v),
             })
         })
@@ -681,7 +682,19 @@ pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
             .and_then(YamlNode::items)
             .unwrap_or_default()
         {
-            if e.get("operator").and_then(YamlNode::as_str) != Some("In") {
+            let operator = e.get("operator").and_then(YamlNode::as_str);
+            if operator == Some("Exists")
+                && let Some(key) = word(e, "key")
+            {
+                out.push(Requirement {
+                    key,
+                    values: Vec::new(),
+                    exists: true,
+                    span: span(file, e),
+                });
+                continue;
+            }
+            if operator != Some("In") {
                 continue;
             }
             let (Some(key), Some(values)) = (word(e, "key"), e.get("values")) else {
@@ -695,6 +708,7 @@ pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
                     .iter()
                     .filter_map(|v| v.as_str().map(Str::from))
                     .collect(),
+                exists: false,
                 span: span(file, values),
             });
         }
@@ -706,7 +720,8 @@ pub(super) fn requirements(file: FileId, spec: &YamlNode) -> Vec<Requirement> {
 pub(super) fn selection(requirements: &[Requirement]) -> Selection {
     let vocab = &catalog().kubernetes;
     let mut s = Selection::default();
-    for r in requirements {
+    // A label that need only be set narrows nothing down.
+    for r in requirements.iter().filter(|r| !r.exists) {
         if vocab.is_gpu_label(&r.key) {
             let gpus = vocab.gpus_for_values(&r.key, &r.values);
             if !gpus.is_empty() {

@@ -20,13 +20,16 @@ enum Answer {
 fn answer(c: &Capacity, r: &gpulint_model::Requirement) -> Answer {
     let vocab = &catalog().kubernetes;
     if let Some((_, v, _)) = c.labels.iter().find(|(k, _, _)| *k == r.key) {
-        return if r.values.iter().any(|x| x.as_str() == v.as_str()) {
+        return if r.exists || r.values.iter().any(|x| x.as_str() == v.as_str()) {
             Answer::Yes
         } else {
             Answer::No
         };
     }
     let decide = |ok: bool| if ok { Answer::Yes } else { Answer::No };
+    if r.exists {
+        return exists_answer(c, r);
+    }
     if vocab.is_instance_label(&r.key) {
         return match &c.machines {
             gpulint_model::Value::Known(m, _) => {
@@ -75,9 +78,30 @@ fn answer(c: &Capacity, r: &gpulint_model::Requirement) -> Answer {
     Answer::No
 }
 
+/// How a pool that does not write the label `r.key` answers `Exists` on it: the labels
+/// the provider or the GPU operator put on its nodes are there (a GPU label on a GPU
+/// pool, its instance type, zone and OS); any other label is not.
+fn exists_answer(c: &Capacity, r: &gpulint_model::Requirement) -> Answer {
+    let vocab = &catalog().kubernetes;
+    if vocab.is_gpu_label(&r.key) {
+        return if c.gpu_machines().is_some() || c.machines.known().is_none() {
+            Answer::Yes
+        } else {
+            Answer::No
+        };
+    }
+    if vocab.is_instance_label(&r.key)
+        || vocab.is_zone_label(&r.key)
+        || matches!(r.key.as_str(), "kubernetes.io/os" | "kubernetes.io/arch")
+    {
+        return Answer::Maybe;
+    }
+    Answer::No
+}
+
 /// Whether a pool that does not set the label `r.key` answers `No` to `r` whatever else
-/// it states: the last case of [`answer`]. Then only pools that set the label to one of
-/// `r.values` can take the pod.
+/// it states: the last case of [`answer`]. Then only pools that set the label (to one of
+/// `r.values`, or to any value for `Exists`) can take the pod.
 fn needs_label(r: &gpulint_model::Requirement) -> bool {
     let vocab = &catalog().kubernetes;
     !(vocab.is_instance_label(&r.key)
@@ -138,6 +162,7 @@ pub(crate) fn link(inv: &mut Inventory, folders: &[&str]) {
     // was 4·10⁸ answers).
     let mut by_label: std::collections::HashMap<(&str, &str), Vec<usize>> =
         std::collections::HashMap::new();
+    let mut by_key: std::collections::HashMap<&str, Vec<usize>> = std::collections::HashMap::new();
     let mut by_taint: std::collections::HashMap<&str, Vec<usize>> =
         std::collections::HashMap::new();
     for (n, (_, c)) in pools.iter().enumerate() {
@@ -145,6 +170,7 @@ pub(crate) fn link(inv: &mut Inventory, folders: &[&str]) {
         for (k, v, _) in &c.labels {
             if seen.insert(k) {
                 by_label.entry((k, v)).or_default().push(n);
+                by_key.entry(k).or_default().push(n);
             }
         }
         let mut seen: HashSet<&str> = HashSet::new();
@@ -159,11 +185,15 @@ pub(crate) fn link(inv: &mut Inventory, folders: &[&str]) {
         for pod in &mut w.pods {
             let mut candidates: Option<Vec<usize>> = None;
             for r in pod.requirements.iter().filter(|r| needs_label(r)) {
-                let found = r
-                    .values
-                    .iter()
-                    .filter_map(|v| by_label.get(&(r.key.as_str(), v.as_str())));
-                let found = sorted(found);
+                let found = if r.exists {
+                    by_key.get(r.key.as_str()).cloned().unwrap_or_default()
+                } else {
+                    sorted(
+                        r.values
+                            .iter()
+                            .filter_map(|v| by_label.get(&(r.key.as_str(), v.as_str()))),
+                    )
+                };
                 if candidates.as_ref().is_none_or(|c| found.len() < c.len()) {
                     candidates = Some(found);
                 }

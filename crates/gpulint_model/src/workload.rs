@@ -228,7 +228,10 @@ pub struct Autoscale {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Requirement {
     pub key: Str,
+    /// The values the label may have (`In`); empty when `exists`.
     pub values: Vec<Str>,
+    /// The label must be set, to any value (`operator: Exists`).
+    pub exists: bool,
     pub span: Span,
 }
 

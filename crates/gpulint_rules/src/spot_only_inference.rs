@@ -19,7 +19,39 @@ fn serves(c: &Capacity) -> bool {
 
 impl Rule for SpotOnlyInference {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
-        // Kubernetes: inference pods that select spot, or land only on spot pools.
+        // Pools that serve only from spot, with no on-demand sibling.
+        let mut reported = vec![false; model.capacity.len()];
+        for (i, c) in model.capacity.iter().enumerate().filter(|(_, c)| serves(c)) {
+            let Value::Known(Market::Spot, market_span) = &c.market else {
+                continue;
+            };
+            // A sibling that serves from on-demand or reserved capacity keeps the endpoint
+            // up when spot is reclaimed. An unknown market might be one: stay silent.
+            let sibling = model.capacity.iter().any(|o| {
+                o.provider == c.provider
+                    && serves(o)
+                    && !matches!(o.market, Value::Known(Market::Spot, _))
+            });
+            if sibling {
+                continue;
+            }
+            reported[i] = true;
+            let (machines, machine_span) = c.gpu_machines().expect("serves() checked it");
+            cx.report(Report {
+                message: format!(
+                    "`{}` serves inference only from spot {}: one reclaim can take every \
+                     replica down at once",
+                    c.subject,
+                    describe(machines[0])
+                ) + &because(&c.role),
+                help: help(c).into(),
+                subject: c.subject.clone(),
+                primary: (market_span.clone(), "spot only".into()),
+                secondary: vec![(machine_span.clone(), gpu_label(machines[0]))],
+            });
+        }
+        // Kubernetes: inference pods that select spot, or land only on spot pools. A pod
+        // whose pools are all reported above is that same trap: the pool is what to change.
         for w in model
             .workloads
             .iter()
@@ -35,6 +67,10 @@ impl Rule for SpotOnlyInference {
             let Some(span) = pod_spot_only(model, pod) else {
                 continue;
             };
+            let selects_spot = matches!(pod.selection.market, Some((Market::Spot, _)));
+            if !selects_spot && pod.landing.iter().all(|&i| reported[i]) {
+                continue;
+            }
             cx.report(Report {
                 message: format!(
                     "`{}` serves inference only from spot GPU nodes: one reclaim can take every \
@@ -47,34 +83,6 @@ impl Rule for SpotOnlyInference {
                 subject: w.subject.clone(),
                 primary: (span, "spot only".into()),
                 secondary: Vec::new(),
-            });
-        }
-        for c in model.capacity.iter().filter(|c| serves(c)) {
-            let Value::Known(Market::Spot, market_span) = &c.market else {
-                continue;
-            };
-            // A sibling that serves from on-demand or reserved capacity keeps the endpoint
-            // up when spot is reclaimed. An unknown market might be one: stay silent.
-            let sibling = model.capacity.iter().any(|o| {
-                o.provider == c.provider
-                    && serves(o)
-                    && !matches!(o.market, Value::Known(Market::Spot, _))
-            });
-            if sibling {
-                continue;
-            }
-            let (machines, machine_span) = c.gpu_machines().expect("serves() checked it");
-            cx.report(Report {
-                message: format!(
-                    "`{}` serves inference only from spot {}: one reclaim can take every \
-                     replica down at once",
-                    c.subject,
-                    describe(machines[0])
-                ) + &because(&c.role),
-                help: help(c).into(),
-                subject: c.subject.clone(),
-                primary: (market_span.clone(), "spot only".into()),
-                secondary: vec![(machine_span.clone(), gpu_label(machines[0]))],
             });
         }
     }
