@@ -130,6 +130,18 @@ fn registry_address(source: &str) -> Option<(String, String)> {
     ))
 }
 
+/// Adds `c`; a pool only a toggle switched on (see [`Block::toggled_items`]) with a
+/// caveat on its findings that says which.
+fn push_toggled(inv: &mut Inventory, c: Capacity, toggle: Option<gpulint_terraform::Toggled>) {
+    if let Some(t) = toggle {
+        let mut files: Vec<_> = c.located_in().collect();
+        files.sort_unstable();
+        files.dedup();
+        t.record(c.subject.clone(), files, false);
+    }
+    inv.capacity.push(c);
+}
+
 /// A value the module defaults when the input leaves it out.
 fn or_default(v: Value<u64>, default: u64, at: &Span) -> Value<u64> {
     match v {
@@ -155,12 +167,16 @@ fn eks(call: &Call<'_>, inv: &mut Inventory) {
             continue;
         };
         let defaults = call.block.block(defaults).known().cloned();
-        for (key, group) in groups {
+        let toggled = call.block.toggled_items(input);
+        let groups = groups.into_iter().map(|(k, g)| (k, g, None));
+        for (key, group, toggle) in
+            groups.chain(toggled.into_iter().map(|(k, g, t)| (k, g, Some(t))))
+        {
             let group = group.with_defaults(defaults.clone());
             let subject = format!("{}.{input}[{key:?}]", call.path);
             let mut c = eks_group(&group, subject, &key, self_managed);
             c.scale.min_input = Some(input_key(input, "min_size", &key));
-            inv.capacity.push(c);
+            push_toggled(inv, c, toggle);
         }
     }
 }
@@ -327,6 +343,11 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
     let Value::Known(pools, _) = b.blocks("node_pools") else {
         return;
     };
+    let toggled = b.toggled_items("node_pools");
+    let pools = pools.into_iter().map(|p| (p, None));
+    let pools: Vec<_> = pools
+        .chain(toggled.into_iter().map(|(_, p, t)| (p, Some(t))))
+        .collect();
     let labels = b
         .entries("node_pools_labels")
         .known()
@@ -340,7 +361,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             .map(|(k, v, s)| (k.into(), v.into(), s))
             .collect()
     };
-    for (i, pool) in pools.iter().enumerate() {
+    for (i, (pool, toggle)) in pools.into_iter().enumerate() {
         let name = pool
             .str("name")
             .known()
@@ -415,7 +436,7 @@ fn gke(call: &Call<'_>, inv: &mut Inventory) {
             b,
             &header,
         );
-        inv.capacity.push(c);
+        push_toggled(inv, c, toggle);
     }
 }
 
@@ -530,11 +551,14 @@ fn block_strings(b: &Block<'_>) -> Vec<(String, String, Span)> {
 fn aks(call: &Call<'_>, inv: &mut Inventory) {
     let b = &call.block;
     if let Value::Known(pools, _) = b.entries("node_pools") {
-        for (key, pool) in pools {
+        let toggled = b.toggled_items("node_pools");
+        let pools = pools.into_iter().map(|(k, p)| (k, p, None));
+        for (key, pool, toggle) in pools.chain(toggled.into_iter().map(|(k, p, t)| (k, p, Some(t))))
+        {
             let subject = format!("{}.node_pools[{key:?}]", call.path);
             let mut c = aks_pool(&pool, subject, &[key.as_str()], Vec::new());
             c.scale.min_input = Some(input_key("node_pools", "min_count", &key));
-            inv.capacity.push(c);
+            push_toggled(inv, c, toggle);
         }
     }
     // The default pool, from `agents_*`: Standard_D2s_v3 unless `agents_size` says.

@@ -570,6 +570,54 @@ impl<'a> Block<'a> {
             .collect()
     }
 
+    /// The entries of the map or list `key` that only a toggle switched on adds
+    /// (`merge(local.cpu, var.gpu ? local.gpu : {})`, `concat(var.pools, var.gpu ?
+    /// [local.gpu] : [])`, through locals too), each with its map key (a list item: its
+    /// index) and the first toggle it goes through: what a user who flips it gets beside
+    /// [`Block::entries`] or [`Block::blocks`]. Empty when `key` goes through no toggle or
+    /// its value as written is unknown.
+    pub fn toggled_items(&self, key: &str) -> Vec<(String, Block<'a>, crate::Toggled)> {
+        let Some(owner) = self.owner(key) else {
+            return Vec::new();
+        };
+        let Some(e) = owner.expr(key) else {
+            return Vec::new();
+        };
+        let at = |x: &Expression| owner.expr_span(x);
+        let Some((on, scope, toggle)) = crate::enable::switched_on(&owner.scope, e, &at) else {
+            return Vec::new();
+        };
+        let (Some(written), Some(on)) = (owner.scope.eval(e), scope.eval(&on)) else {
+            return Vec::new();
+        };
+        let added: Vec<(String, hcl::Value)> = match (written, on) {
+            (hcl::Value::Object(had), hcl::Value::Object(map)) => map
+                .into_iter()
+                .filter(|(k, _)| !had.contains_key(k))
+                .collect(),
+            (hcl::Value::Array(had), hcl::Value::Array(items)) => items
+                .into_iter()
+                .enumerate()
+                .filter(|(_, v)| !had.contains(v))
+                .map(|(i, v)| (i.to_string(), v))
+                .collect(),
+            // `null` or `[]` as written, a map when on.
+            (hcl::Value::Null, hcl::Value::Object(map)) => map.into_iter().collect(),
+            _ => return Vec::new(),
+        };
+        let span = owner.expr_span(e);
+        added
+            .into_iter()
+            .filter_map(|(k, v)| match v {
+                hcl::Value::Object(m) => {
+                    let b = owner.child(Src::Value(Rc::new(m)), span.clone());
+                    Some((k, b, toggle.clone()))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// A map of objects (`eks_managed_node_groups = { gpu = { … } }`): each entry as a
     /// block under its key, pointing at the key where the map is written literally.
     pub fn entries(&self, key: &str) -> Value<Vec<(String, Block<'a>)>> {

@@ -101,6 +101,8 @@ pub struct Scope {
     /// Locals written as constants (`gpu_settings = { gpu_node_pool_count = 0 }`): knobs a
     /// user edits, as a variable's default is one a user sets.
     knobs: Rc<HashSet<String>>,
+    /// The locals as when the module's toggles are on, when a toggle changes any.
+    enabled: Option<Rc<crate::enable::Enabled>>,
 }
 
 thread_local! {
@@ -301,7 +303,18 @@ impl Scope {
             origins: Arc::default(),
             defaulted: Rc::default(),
             knobs: Rc::default(),
+            enabled: None,
         }
+    }
+
+    /// Sets the locals as when the module's toggles are on.
+    pub(crate) fn set_enabled(&mut self, on: crate::enable::Enabled) {
+        self.enabled = Some(Rc::new(on));
+    }
+
+    /// The locals as when the module's toggles are on, when a toggle changes any.
+    pub(crate) fn enabled(&self) -> Option<&crate::enable::Enabled> {
+        self.enabled.as_deref()
     }
 
     /// Names the locals written as constants.
@@ -370,6 +383,7 @@ impl Scope {
             origins: Arc::clone(&self.origins),
             defaulted: Rc::clone(&self.defaulted),
             knobs: Rc::clone(&self.knobs),
+            enabled: self.enabled.clone(),
         })
     }
 

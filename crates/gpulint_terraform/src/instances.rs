@@ -195,16 +195,20 @@ pub(crate) enum Expansion {
 
 /// A `count` or `for_each` that is 0 or empty only through the defaults of the variables
 /// in its condition: what enables it, and where it is written.
-#[derive(Clone, PartialEq, Eq)]
-pub(crate) struct Toggled {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Toggled {
     condition: String,
     span: gpulint_model::Span,
 }
 
 impl Toggled {
+    pub(crate) fn new(condition: String, span: gpulint_model::Span) -> Self {
+        Toggled { condition, span }
+    }
+
     /// Records the toggle for the block at `subject` (its address without instance key),
     /// written in the module of `files`; `call`: the block is a module call.
-    pub(crate) fn record(self, subject: String, files: Vec<gpulint_source::FileId>, call: bool) {
+    pub fn record(self, subject: String, files: Vec<gpulint_source::FileId>, call: bool) {
         crate::eval::record_caveat(gpulint_model::Caveat {
             subject,
             files,
@@ -218,7 +222,7 @@ impl Toggled {
 
 /// The references an expression makes: each traversal's root (`var`, `local`, a resource
 /// type) and its first attribute.
-fn roots(expr: &Expression) -> Vec<(String, Option<String>)> {
+pub(crate) fn roots(expr: &Expression) -> Vec<(String, Option<String>)> {
     struct Roots(Vec<(String, Option<String>)>);
     impl Visit for Roots {
         fn visit_traversal(&mut self, node: &hcl_edit::expr::Traversal) {
@@ -267,8 +271,12 @@ fn other_branch(
 ) -> Option<(hcl::Value, Toggled)> {
     let (other, condition) = untaken(scope, expr, |e| scope.eval_in(e, file))?;
     let value = scope.eval_in(other, file)?;
-    let span = gpulint_model::Span::new(file.id, in_file(file.remap, expr.span().unwrap_or(0..0)));
-    Some((value, Toggled { condition, span }))
+    Some((value, Toggled::new(condition, span_in(file, expr))))
+}
+
+/// Where `expr` is written in `file`.
+pub(crate) fn span_in(file: TfFile<'_>, expr: &Expression) -> gpulint_model::Span {
+    gpulint_model::Span::new(file.id, in_file(file.remap, expr.span().unwrap_or(0..0)))
 }
 
 /// The branch `cond ? a : b` does not take, and its condition as written, when `cond`
@@ -340,6 +348,8 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
     );
     let mut state = vec![State::New; defs.len()];
     let mut known = hcl::Map::new();
+    // The order the locals were evaluated in: each after those it names.
+    let mut order: Vec<usize> = Vec::with_capacity(defs.len());
     for first in 0..defs.len() {
         if index.get(&defs[first].0) != Some(&first) || state[first] != State::New {
             continue;
@@ -363,6 +373,7 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
             }
             stack.pop();
             state[at] = State::Done;
+            order.push(at);
             let (name, expr, file) = &defs[at];
             scope.declare("local", hcl::Value::Object(std::mem::take(&mut known)));
             let value = scope.eval_in(expr, *file);
@@ -378,7 +389,12 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
             }
         }
     }
+    let deps = |e: &Expression| local_deps(e, &index);
+    let enabled = crate::enable::locals(scope, &defs, &order, deps, &known);
     scope.declare("local", hcl::Value::Object(known));
+    if let Some(on) = enabled {
+        scope.set_enabled(on);
+    }
 }
 
 /// The locals an expression names (`local.NAME`), by their index in `index`.

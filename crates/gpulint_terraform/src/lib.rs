@@ -50,7 +50,9 @@ pub use crate::eval::Scope;
 mod block;
 pub use block::{Block, Call, HOLE, Resource, ResourceRef, key_name, references, string_shape};
 
+mod enable;
 mod instances;
+pub use instances::Toggled;
 use instances::{Expansion, expand, resolve_locals, with_type_defaults};
 
 /// A range of a body's parsed text as a range of its file: through `remap` for a body
