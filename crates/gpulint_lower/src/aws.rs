@@ -68,6 +68,7 @@ struct Template {
     market: Value<Market>,
     placement: Value<Placement>,
     efa: Value<bool>,
+    efa_cards: Option<(u32, Span)>,
     reserved: Option<Span>,
     /// What the template says its machines do (its names, comment, description and
     /// start-up script arguments): the role of a group that has none of its own.
@@ -92,6 +93,7 @@ fn template(module: &Module<'_>, lt: &Resource<'_>) -> Template {
         market: market_options(b),
         placement,
         efa,
+        efa_cards: efa_cards(b),
         reserved: reservation_target(b),
         role: super::resource_role(lt, &["tags"], &["name"]),
     }
@@ -138,6 +140,35 @@ fn at_least_selected(c: &mut Capacity, selected: Option<(u32, Span)>) {
             at,
         );
     }
+}
+
+/// How many network cards the EFA interfaces of `network_interfaces` sit on: their
+/// distinct `network_card_index` (0 when not written), with where the first one's type is
+/// written. `None` without an EFA interface, or when an index or type is unknown.
+pub(super) fn efa_cards(b: &Block<'_>) -> Option<(u32, Span)> {
+    let Value::Known(nics, _) = b.blocks("network_interfaces") else {
+        return None;
+    };
+    let mut cards: Vec<u64> = Vec::new();
+    let mut first: Option<Span> = None;
+    for n in &nics {
+        match n.str("interface_type") {
+            Value::Known(t, at) if t == "efa" || t == "efa-only" => {
+                first.get_or_insert(at);
+            }
+            Value::Unknown(_) => return None,
+            _ => continue,
+        }
+        match n.u64("network_card_index") {
+            Value::Known(i, _) => cards.push(i),
+            Value::Absent => cards.push(0),
+            Value::Unknown(_) => return None,
+        }
+    }
+    cards.sort_unstable();
+    cards.dedup();
+    let n = u32::try_from(cards.len()).ok().filter(|&n| n > 0)?;
+    Some((n, first?))
 }
 
 /// Whether `network_interfaces` (blocks, or a list of objects as the EKS module takes them)
@@ -306,6 +337,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         p => p,
     };
     c.fast_fabric = from_template(&lt, |t| t.efa.clone());
+    c.efa_cards = lt.known().and_then(|t| t.efa_cards.clone());
     at_least_selected(&mut c, lt.known().and_then(|t| t.accelerators.clone()));
     c.reserved = reservation_target(b)
         .or_else(|| lt.known().and_then(|t| t.reserved.clone()))
@@ -432,6 +464,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         p => p,
     };
     c.fast_fabric = from_template(&lt, |t| t.efa.clone());
+    c.efa_cards = lt.known().and_then(|t| t.efa_cards.clone());
     at_least_selected(
         &mut c,
         selected.or_else(|| lt.known().and_then(|t| t.accelerators.clone())),
@@ -522,6 +555,7 @@ fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
     c.zones = subnet_zones(module, b, "subnet_ids");
     c.placement = from_template(&lt, |t| t.placement.clone());
     c.fast_fabric = from_template(&lt, |t| t.efa.clone());
+    c.efa_cards = lt.known().and_then(|t| t.efa_cards.clone());
     at_least_selected(&mut c, lt.known().and_then(|t| t.accelerators.clone()));
     if let Value::Known(ami, at) = b.str("ami_type") {
         c.gpus_from_image("ami_type", &ami, &at);

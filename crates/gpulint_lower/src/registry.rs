@@ -216,6 +216,7 @@ fn ec2_instance(call: &Call<'_>) -> Capacity {
         .span_of("placement_group")
         .map_or(Value::Absent, Value::Unknown);
     c.fast_fabric = super::aws::efa_interfaces(b);
+    c.efa_cards = super::aws::efa_cards(b);
     c.reserved = reserved_market(&c.market);
     let name = b.str("name").known().cloned().unwrap_or_default();
     c.role = super::or_block_role(
@@ -281,6 +282,10 @@ fn eks_group(g: &Block<'_>, subject: String, key: &str, self_managed: bool) -> C
         (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s.clone()),
         _ => Value::Absent,
     };
+    // `enable_efa_support` adds an interface on every card the type has.
+    if !matches!(efa, Value::Known(true, _)) {
+        c.efa_cards = super::aws::efa_cards(g);
+    }
     c.placement = match (
         &efa,
         &g.bool("create_placement_group"),

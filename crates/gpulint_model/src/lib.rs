@@ -292,6 +292,10 @@ pub struct Capacity {
     /// Whether the fast inter-node network (EFA, GPUDirect, InfiniBand) is set up.
     /// `Absent`: nothing configures it.
     pub fast_fabric: Value<bool>,
+    /// AWS: how many network cards the written EFA interfaces sit on (their distinct
+    /// `network_card_index`, 0 unless written), and where; `None` when no interface is
+    /// written one by one or an index is unknown.
+    pub efa_cards: Option<(u32, Span)>,
     /// Backed by a reservation or capacity block: billed whether it runs or not.
     pub reserved: Option<Span>,
     /// For the first instance of a VM block expanded by `count`/`for_each`: how many
@@ -460,6 +464,7 @@ impl Capacity {
             region: None,
             placement: Value::Absent,
             fast_fabric: Value::Absent,
+            efa_cards: None,
             reserved: None,
             peers: 0,
             open_to_matching: false,

@@ -32,6 +32,9 @@ impl Rule for MultiNodeWithoutFastFabric {
             {
                 continue;
             }
+            if partly_set_up(c, cx) {
+                continue;
+            }
             // Set up, or configured in a way gpulint cannot read: nothing to say.
             if matches!(c.fast_fabric, Value::Known(true, _) | Value::Unknown(_)) {
                 continue;
@@ -65,6 +68,50 @@ impl Rule for MultiNodeWithoutFastFabric {
             });
         }
     }
+}
+
+/// EFA set up on fewer network cards than the machine has (one interface on a p4d's card
+/// 0 of 4): NCCL runs over that share of the fabric. Reports it; whether it did.
+fn partly_set_up(c: &Capacity, cx: &mut RuleContext<'_>) -> bool {
+    let (Value::Known(true, _), Some((cards, at))) = (&c.fast_fabric, &c.efa_cards) else {
+        return false;
+    };
+    let Some((machines, span)) = c.gpu_machines() else {
+        return false;
+    };
+    let Some((m, row)) = machines.into_iter().find_map(|m| {
+        let row = &catalog().instance(Provider::Aws, &m.name)?.row;
+        row.efa_devices
+            .is_some_and(|t| t > *cards)
+            .then_some((m, row))
+    }) else {
+        return false;
+    };
+    let total = row.efa_devices.unwrap_or_default();
+    let bandwidth = row
+        .network_gbps
+        .map(|g| format!(" of its {g} Gbps"))
+        .unwrap_or_default();
+    cx.report(Report {
+        message: format!(
+            "{} runs multi-node training on {} with EFA on {cards} of the {total} network \
+             cards it has: NCCL gets about {cards}/{total}{bandwidth} between nodes",
+            super::group_subject(c),
+            describe(m)
+        ) + &because(&c.role),
+        help: format!(
+            "attach one EFA interface per network card: a `network_interfaces` entry for each \
+             `network_card_index` from 0 to {} (`interface_type = \"efa\"`, or `\"efa-only\"` \
+             beside the primary interface), as AWS's guides for {} do",
+            total - 1,
+            m.name
+        )
+        .into(),
+        subject: c.subject.clone(),
+        primary: (at.clone(), format!("EFA on {cards} of {total} cards")),
+        secondary: vec![(span.clone(), format!("{total} EFA-capable network cards"))],
+    });
+    true
 }
 
 /// The machines a pod can run on: the pools it lands on, else the instance types its node
