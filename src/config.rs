@@ -374,11 +374,13 @@ impl Config {
 
         if let Some(url) = file.docs_url {
             let ok = url.get_ref().contains("{rule}")
-                && (url.get_ref().starts_with("https://") || url.get_ref().starts_with("http://"));
+                && (url.get_ref().starts_with("https://") || url.get_ref().starts_with("http://"))
+                && url.get_ref().bytes().all(|b| b.is_ascii_graphic());
             if !ok {
                 return Err(at(
                     Some(url.span()),
-                    "`docs_url` must be an http(s) address with `{rule}` where the rule id goes",
+                    "`docs_url` must be an http(s) address with `{rule}` where the rule id goes, \
+                     in printable ASCII with no spaces (percent-encode anything else)",
                 ));
             }
             config.docs_url = Some(url.into_inner());

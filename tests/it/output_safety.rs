@@ -181,3 +181,77 @@ fn a_hostile_file_name_is_escaped_in_notes_and_reports() {
         assert!(out.contains("parse-error"), "{format}: {out}");
     }
 }
+
+/// A policy that flags every piece of capacity, for a policy file of any name.
+const FLAG_ALL: &str = "package gpulint.flagall\n\ndeny contains {\"msg\": sprintf(\"flagged %s\", \
+                        [c.subject]), \"location\": c} if {\n\tsome c in input.capacity\n}\n";
+
+#[test]
+fn a_hostile_policy_file_name_is_an_inert_link_in_every_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "main.tf", GPU_VM);
+    let name = "team\u{1b}[2J\u{1b}]0;owned\u{7}\u{202e}(x)[y].rego";
+    if std::fs::write(d.join(name), FLAG_ALL).is_err() {
+        // A file system that refuses such names cannot carry the attack.
+        return;
+    }
+    for format in [
+        "human", "compact", "github", "junit", "markdown", "json", "sarif",
+    ] {
+        let o = gpulint(
+            &["check", "--format", format, "--policy", name, "main.tf"],
+            d,
+            None,
+        );
+        let out = stdout(&o);
+        assert_safe(format, &out);
+        assert!(out.contains("flagall"), "{format}: {out}");
+        // The link: in the human header, the Markdown table and JSON's `url`.
+        if matches!(format, "human" | "markdown" | "json") {
+            assert!(
+                out.contains("team%1B%5B2J%1B%5D0;owned%07%E2%80%AE%28x%29%5By%5D.rego"),
+                "{format}: the policy's link is percent-encoded: {out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn markdown_keeps_link_and_image_syntax_from_the_files_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: \"x` ![i](https://evil.example/i.png) [Approve this PR](https://evil.example) `y\"\nspec:\n  containers:\n    - name: c\n      image: x\n      command: [torchrun, train.py]\n      resources:\n        limits: {nvidia.com/gpu: 8}\n",
+    );
+    let out = stdout(&check(d, "markdown"));
+    assert!(!out.contains("[Approve this PR](https"), "{out}");
+    assert!(!out.contains("![i](https"), "{out}");
+    assert!(
+        out.contains("\\[Approve this PR\\](https://evil.example)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\\!\\[i\\](https://evil.example/i.png)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_docs_url_with_control_characters_is_a_config_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "main.tf", GPU_VM);
+    write(
+        d,
+        ".gpulint.toml",
+        "docs_url = \"https://x.example/{rule}\\u001b[2J\\n::error file=a::b\"\n",
+    );
+    let o = gpulint(&["check", "."], d, None);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = stderr(&o);
+    assert!(err.contains("docs_url"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err}");
+}

@@ -45,7 +45,7 @@ pub fn render(outcome: &Outcome) -> String {
             "| {} | `{}` | `{}:{}:{}` | {} |",
             f.severity,
             f.rule,
-            cell(at.file).replace('`', "'"),
+            code_cell(at.file),
             at.region.start_line,
             at.region.start_column,
             cell(&f.shown_message()),
@@ -61,17 +61,78 @@ pub fn render(outcome: &Outcome) -> String {
     out
 }
 
-/// Text for a table cell: escaped, with `|` and Markdown's markup characters that could
-/// break the table or inject HTML neutralised.
+/// Text for a table cell: escaped, with what could break the table, inject HTML or make
+/// a link or image neutralised. Code spans are found as CommonMark finds them (a run of
+/// backticks up to the next run of the same length) and kept, escaping only `|`; outside
+/// them `|`, `\\`, `[`, `]`, `!` are backslash-escaped and `<`, `>` written as entities, so
+/// `[Approve](…)` or `![](…)` written in a label or region stays text. A backtick with no
+/// partner is escaped too.
 fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in escape(s).chars() {
-        match ch {
-            '|' => out.push_str("\\|"),
+    let s = escape(s);
+    let chars: Vec<char> = s.chars().collect();
+    // Each run of backticks, and the runs by length: a span closes at the next run of the
+    // same length (found by binary search, so a cell of many lone backticks stays linear).
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut k = 0;
+    while k < chars.len() {
+        let n = chars[k..].iter().take_while(|&&c| c == '`').count();
+        if n > 0 {
+            runs.push((k, n));
+            k += n;
+        } else {
+            k += 1;
+        }
+    }
+    let mut by_len: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    for (r, &(_, n)) in runs.iter().enumerate() {
+        by_len.entry(n).or_default().push(r);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let (mut i, mut r) = (0, 0);
+    while i < chars.len() {
+        if chars[i] == '`' {
+            let (_, run) = runs[r];
+            let body = i + run;
+            let same = &by_len[&run];
+            let next = same.partition_point(|&x| x <= r);
+            if let Some(&close) = same.get(next) {
+                let end = runs[close].0;
+                out.extend(&chars[i..body]);
+                for &c in &chars[body..end] {
+                    if c == '|' {
+                        out.push_str("\\|");
+                    } else {
+                        out.push(c);
+                    }
+                }
+                out.extend(&chars[end..end + run]);
+                i = end + run;
+                r = close + 1;
+            } else {
+                for _ in 0..run {
+                    out.push_str("\\`");
+                }
+                i = body;
+                r += 1;
+            }
+            continue;
+        }
+        match chars[i] {
+            c @ ('|' | '\\' | '[' | ']' | '!') => {
+                out.push('\\');
+                out.push(c);
+            }
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             c => out.push(c),
         }
+        i += 1;
     }
     out
+}
+
+/// Text for inside a code span in a cell: escaped, `|` kept from splitting the row and a
+/// backtick (which would end the span) written as `'`.
+fn code_cell(s: &str) -> String {
+    escape(s).replace('|', "\\|").replace('`', "'")
 }

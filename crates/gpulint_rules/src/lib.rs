@@ -144,15 +144,54 @@ pub fn set_docs_url(template: Option<String>) {
 /// The documentation link of rule `id`; for a policy's rule, the policy file.
 pub fn doc_url(id: &str) -> String {
     if let Some(origin) = crate::policy_ids::origin(id) {
-        return origin.file;
+        return url_safe(&origin.file);
     }
     let docs = DOCS
         .read()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    docs.as_deref()
-        .unwrap_or(DOCS_URL)
-        .replace("{version}", env!("CARGO_PKG_VERSION"))
-        .replace("{rule}", id)
+    url_safe(
+        &docs
+            .as_deref()
+            .unwrap_or(DOCS_URL)
+            .replace("{version}", env!("CARGO_PKG_VERSION"))
+            .replace("{rule}", id),
+    )
+}
+
+/// A link as every output may show it: each byte that is not printable ASCII, or that
+/// would end the link or open markup around it (space, quotes, `()[]<>|`, backtick,
+/// backslash), percent-encoded. A policy's file name or a configured `docs_url` is then one
+/// inert token in a terminal, a CI log, Markdown or SARIF; a clean URL is unchanged.
+pub fn url_safe(link: &str) -> String {
+    let mut out = String::with_capacity(link.len());
+    for b in link.bytes() {
+        let plain = b.is_ascii_graphic()
+            && !matches!(
+                b,
+                b'"' | b'\''
+                    | b'('
+                    | b')'
+                    | b'['
+                    | b']'
+                    | b'<'
+                    | b'>'
+                    | b'|'
+                    | b'`'
+                    | b'\\'
+                    | b'{'
+                    | b'}'
+                    | b'^'
+            );
+        if plain {
+            out.push(char::from(b));
+        } else {
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    out
 }
 
 /// A rule id or category as written, in the registry's spelling: lower case, `-` for `_`.
