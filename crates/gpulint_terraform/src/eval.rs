@@ -101,6 +101,9 @@ pub struct Scope {
     /// Locals written as constants (`gpu_settings = { gpu_node_pool_count = 0 }`): knobs a
     /// user edits, as a variable's default is one a user sets.
     knobs: Rc<HashSet<String>>,
+    /// Locals computed from variables and constants only, whether the variables have a
+    /// value or not: what a user sets, not what a resource or data source returns.
+    from_inputs: Rc<HashSet<String>>,
     /// The locals as when the module's toggles are on, when a toggle changes any.
     enabled: Option<Rc<crate::enable::Enabled>>,
 }
@@ -303,6 +306,7 @@ impl Scope {
             origins: Arc::default(),
             defaulted: Rc::default(),
             knobs: Rc::default(),
+            from_inputs: Rc::default(),
             enabled: None,
         }
     }
@@ -320,6 +324,16 @@ impl Scope {
     /// Names the locals written as constants.
     pub(crate) fn set_knobs(&mut self, names: HashSet<String>) {
         self.knobs = Rc::new(names);
+    }
+
+    /// Names the locals computed from variables and constants only.
+    pub(crate) fn set_from_inputs(&mut self, names: HashSet<String>) {
+        self.from_inputs = Rc::new(names);
+    }
+
+    /// Whether `local.name` is computed from variables and constants only.
+    pub(crate) fn is_from_inputs(&self, name: &str) -> bool {
+        self.from_inputs.contains(name)
     }
 
     /// Whether `local.name` is written as a constant.
@@ -383,6 +397,7 @@ impl Scope {
             origins: Arc::clone(&self.origins),
             defaulted: Rc::clone(&self.defaulted),
             knobs: Rc::clone(&self.knobs),
+            from_inputs: Rc::clone(&self.from_inputs),
             enabled: self.enabled.clone(),
         })
     }
@@ -552,7 +567,22 @@ impl Convert<'_> {
                         ObjectKey::Expression(Expression::Variable(v)) => {
                             hcl::ObjectKey::Identifier(Identifier::unchecked(v.as_str()))
                         }
-                        ObjectKey::Expression(x) => hcl::ObjectKey::Expression(self.expr(x, d)),
+                        ObjectKey::Expression(x) => {
+                            let before_key = self.unknowns.get();
+                            let k = self.expr(x, d);
+                            if self.unknowns.get() != before_key {
+                                // A key gpulint cannot name (`"owned/${random_id.x.hex}"`):
+                                // the entry stays, unknown under a name no lookup matches,
+                                // and the object's other entries are kept.
+                                let name = format!("__gpulint_unknown_key_{}__", out.len());
+                                out.insert(
+                                    hcl::ObjectKey::Identifier(Identifier::unchecked(name)),
+                                    hcl::Expression::String(UNKNOWN_TEXT.into()),
+                                );
+                                continue;
+                            }
+                            hcl::ObjectKey::Expression(k)
+                        }
                     };
                     out.insert(key, self.expr(v.expr(), d));
                 }

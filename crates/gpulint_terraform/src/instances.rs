@@ -2,7 +2,7 @@
 //! values converted to their declared types with optional defaults, and locals resolved in
 //! dependency order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use gpulint_source::limits::Limit;
@@ -113,6 +113,13 @@ pub(crate) fn expand<'a>(
             value = Some(v);
             toggled = Some(t);
         }
+        // A condition gpulint cannot evaluate: read the branch that makes something.
+        if value.is_none()
+            && let Some((v, t)) = on_branch(scope, &count.value, file)
+        {
+            value = Some(v);
+            toggled = Some(t);
+        }
         if let Some(hcl::Value::Number(n)) = value
             && let Some(n) = n.as_u64()
         {
@@ -152,6 +159,12 @@ pub(crate) fn expand<'a>(
         };
         if value.as_ref().is_some_and(empty)
             && let Some((v, t)) = other_branch(scope, &each.value, file)
+        {
+            value = Some(v);
+            toggled = Some(t);
+        }
+        if value.is_none()
+            && let Some((v, t)) = on_branch(scope, &each.value, file)
         {
             value = Some(v);
             toggled = Some(t);
@@ -199,11 +212,18 @@ pub(crate) enum Expansion {
 pub struct Toggled {
     condition: String,
     span: gpulint_model::Span,
+    /// The condition could not be evaluated (a variable with no value, a data source): the
+    /// block is read as when it holds, not as off by default.
+    unknown: bool,
 }
 
 impl Toggled {
     pub(crate) fn new(condition: String, span: gpulint_model::Span) -> Self {
-        Toggled { condition, span }
+        Toggled {
+            condition,
+            span,
+            unknown: false,
+        }
     }
 
     /// Records the toggle for the block at `subject` (its address without instance key),
@@ -213,9 +233,21 @@ impl Toggled {
             subject,
             files,
             inside_calls: call,
-            note: format!("when enabled: off by default through `{}`", self.condition),
+            note: if self.unknown {
+                format!(
+                    "when `{}` holds: gpulint cannot evaluate it, and reads the branch that \
+                     makes it",
+                    self.condition
+                )
+            } else {
+                format!("when enabled: off by default through `{}`", self.condition)
+            },
+            label: if self.unknown {
+                format!("read as when `{}` holds", self.condition)
+            } else {
+                format!("off by default: `{}`", self.condition)
+            },
             span: self.span,
-            label: format!("off by default: `{}`", self.condition),
         });
     }
 }
@@ -272,6 +304,51 @@ fn other_branch(
     let (other, condition) = untaken(scope, expr, |e| scope.eval_in(e, file))?;
     let value = scope.eval_in(other, file)?;
     Some((value, Toggled::new(condition, span_in(file, expr))))
+}
+
+/// For `cond ? a : b` whose condition does not evaluate for want of what a user sets (a
+/// variable with no value, a local computed from such) and one of whose branches makes
+/// nothing (`0`, `{}`, `[]`), the other branch, evaluated: a block written to be switched
+/// on is reviewed as switched on. A condition on a resource or data source is left alone.
+/// `None` when the other branch does not evaluate either.
+fn on_branch(
+    scope: &Rc<Scope>,
+    expr: &Expression,
+    file: TfFile<'_>,
+) -> Option<(hcl::Value, Toggled)> {
+    let Expression::Conditional(c) = expr else {
+        return None;
+    };
+    // Only what a user sets: a condition on a resource or a data source may never hold.
+    let inputs = roots(&c.cond_expr);
+    let user_set = !inputs.is_empty()
+        && inputs
+            .iter()
+            .all(|(root, attr)| match (root.as_str(), attr) {
+                ("var", Some(_)) => true,
+                ("local", Some(l)) => scope.is_from_inputs(l),
+                _ => false,
+            });
+    if !user_set || scope.eval(&c.cond_expr).is_some() {
+        return None;
+    }
+    let off = |v: &hcl::Value| match v {
+        hcl::Value::Number(n) => n.as_f64() == Some(0.0),
+        hcl::Value::Object(m) => m.is_empty(),
+        hcl::Value::Array(a) => a.is_empty(),
+        hcl::Value::Null => true,
+        _ => false,
+    };
+    let (t, f) = (scope.eval(&c.true_expr), scope.eval(&c.false_expr));
+    let on = match (t, f) {
+        (Some(t), Some(f)) if off(&f) && !off(&t) => t,
+        (Some(t), Some(f)) if off(&t) && !off(&f) => f,
+        _ => return None,
+    };
+    let condition = c.cond_expr.to_string().trim().to_string();
+    let mut toggle = Toggled::new(condition, span_in(file, expr));
+    toggle.unknown = true;
+    Some((on, toggle))
 }
 
 /// Where `expr` is written in `file`.
@@ -339,13 +416,12 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
         }
     }
     // A local that refers to nothing is a knob written as a constant.
-    scope.set_knobs(
-        index
-            .iter()
-            .filter(|&(_, &i)| roots(defs[i].1).is_empty())
-            .map(|(name, _)| name.clone())
-            .collect(),
-    );
+    let mut knobs: HashSet<String> = index
+        .iter()
+        .filter(|&(_, &i)| roots(defs[i].1).is_empty())
+        .map(|(name, _)| name.clone())
+        .collect();
+    scope.set_knobs(knobs.clone());
     let mut state = vec![State::New; defs.len()];
     let mut known = hcl::Map::new();
     // The order the locals were evaluated in: each after those it names.
@@ -389,6 +465,33 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
             }
         }
     }
+    // A local computed from knobs only (`should_create = var.vpc_id != ""`, every variable
+    // at its default) is one too: a user who sets them switches it. In evaluation order,
+    // so a chain of them is found in one pass.
+    // Likewise the locals computed from variables and constants only, set or not.
+    let mut from_inputs = knobs.clone();
+    for &at in &order {
+        let (name, expr, _) = &defs[at];
+        let from = roots(expr);
+        let derived = !from.is_empty()
+            && from.iter().all(|(root, attr)| match (root.as_str(), attr) {
+                ("var", Some(v)) => scope.is_defaulted(v),
+                ("local", Some(l)) => knobs.contains(l),
+                _ => false,
+            });
+        if derived {
+            knobs.insert(name.clone());
+        }
+        if from.iter().all(|(root, attr)| match (root.as_str(), attr) {
+            ("var", Some(_)) => true,
+            ("local", Some(l)) => from_inputs.contains(l),
+            _ => false,
+        }) {
+            from_inputs.insert(name.clone());
+        }
+    }
+    scope.set_knobs(knobs);
+    scope.set_from_inputs(from_inputs);
     let deps = |e: &Expression| local_deps(e, &index);
     let enabled = crate::enable::locals(scope, &defs, &order, deps, &known);
     scope.declare("local", hcl::Value::Object(known));
