@@ -162,6 +162,19 @@ impl External {
     }
 }
 
+/// What a link found in `dir` may lead into and still be read: the Git checkout that holds
+/// `dir` (the nearest folder above it with a `.git`, as `../variables.tf` shared between
+/// roots sits in the repository), else `dir` itself. Canonical; `None` when `dir` does not
+/// resolve.
+fn tree_root(dir: &Path) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(dir).ok()?;
+    let checkout = dir
+        .ancestors()
+        .find(|a| a.join(".git").symlink_metadata().is_ok())
+        .map(Path::to_path_buf);
+    Some(checkout.unwrap_or(dir))
+}
+
 /// Does the link at `path`, found in `root` (canonical), lead outside it? A link that does
 /// not resolve is kept: reading it gives a finding that says why, and no content.
 fn leads_outside(path: &Path, root: Option<&Path>) -> bool {
@@ -232,9 +245,7 @@ pub fn discover(
         let meta = std::fs::metadata(path)
             .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
         if meta.is_dir() {
-            let root = (!follow_external_links)
-                .then(|| std::fs::canonicalize(path).ok())
-                .flatten();
+            let root = (!follow_external_links).then(|| tree_root(path)).flatten();
             // Shared with the walker's threads-safe filter.
             let (exclude, here) = (exclude.cloned(), cwd.clone());
             let walk = ignore::WalkBuilder::new(path)
@@ -433,7 +444,7 @@ fn folder_files(dir: &Path, keep: fn(&Path) -> bool, follow_external_links: bool
         return FolderFiles::default();
     };
     let root = (!follow_external_links)
-        .then(|| std::fs::canonicalize(dir_or_here).ok())
+        .then(|| tree_root(dir_or_here))
         .flatten();
     let mut out = FolderFiles::default();
     for e in entries.filter_map(Result::ok) {

@@ -377,3 +377,28 @@ fn a_var_file_in_the_linted_folder_is_reported_once() {
         ])
     );
 }
+
+/// In a Git checkout, a link that stays inside it is read wherever the lint starts (a
+/// `variables.tf` shared between roots through `../variables.tf`); a link out of the
+/// checkout is still skipped.
+#[test]
+fn links_inside_the_checkout_are_read_from_any_folder_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "secret.yaml", "TOKEN: [hunter2-do-not-print\n");
+    std::fs::create_dir_all(d.join("repo/.git")).unwrap();
+    write(d, "repo/shared/gpu.tf", GPU_VM);
+    write(d, "repo/root/main.tf", "locals {}\n");
+    symlink("../shared/gpu.tf", d.join("repo/root/gpu.tf")).unwrap();
+    symlink("../../secret.yaml", d.join("repo/root/creds.tf")).unwrap();
+
+    let o = run(d, &["check", "--format", "json", "repo/root"]);
+    assert_eq!(
+        rule_files(&o),
+        pairs(&[("missing-auto-shutdown", "repo/root/gpu.tf")])
+    );
+    assert!(!stdout(&o).contains("hunter2"));
+    let notes = stderr(&o);
+    assert!(notes.contains("`repo/root/creds.tf`"), "{notes}");
+    assert!(!notes.contains("`repo/root/gpu.tf`"), "{notes}");
+}
