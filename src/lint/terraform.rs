@@ -100,11 +100,12 @@ const CALLER_LEVELS: usize = 3;
 /// Folders, at most, walked below that when looking for callers: a limit hit is a note.
 const CALLER_FOLDERS: usize = 4096;
 
-/// Reads the folders of the checkout that call a linted module which declares variables
-/// with no default (`source = "../modules/worker"`), with their own tfvars: Terraform only
-/// ever runs such a module through a call, so it is judged through its callers' values,
-/// not on defaults it does not have. The callers' own findings are not reported unless
-/// they were asked about. A folder that configures a provider or a backend, or holds
+/// Reads the folders of the checkout that call a linted module (`source =
+/// "../modules/worker"`), with their own tfvars: Terraform only ever runs a module through
+/// a call, so it is judged through its callers' values, not on defaults it may not have.
+/// A module with a default for every variable is judged through calls from outside
+/// examples and tests folders only: an example runs it on its defaults. The callers' own findings are not reported unless
+/// they were asked about. A folder that configures a backend, or holds
 /// variable files, is a root and is not searched for. Searches up to [`CALLER_LEVELS`]
 /// folders up, not past a folder with `.git` nor above the working directory, and follows
 /// callers that are modules themselves, as deep as modules go.
@@ -127,9 +128,9 @@ pub(super) fn load_callers(
                 .filter_map(move |s| std::fs::canonicalize(dir.join(s)).ok())
         })
         .collect();
-    let mut frontier: Vec<PathBuf> = needs_caller(run, |f| f.requested)
+    let mut frontier: Vec<(PathBuf, bool)> = needs_caller(run, |f| f.requested)
         .into_iter()
-        .filter(|d| std::fs::canonicalize(d).is_ok_and(|d| !called.contains(&d)))
+        .filter(|(d, _)| std::fs::canonicalize(d).is_ok_and(|d| !called.contains(&d)))
         .collect();
     let mut done: Vec<PathBuf> = Vec::new();
     // One walk per search folder, for every module below it.
@@ -138,7 +139,7 @@ pub(super) fn load_callers(
     for _ in 0..how.limits.count(crate::limits::Limit::ModuleDepth) {
         let mut wanted: Vec<(Input, Option<Vec<u8>>)> = Vec::new();
         let mut next = Vec::new();
-        for module in std::mem::take(&mut frontier) {
+        for (module, undefined) in std::mem::take(&mut frontier) {
             if done.contains(&module) {
                 continue;
             }
@@ -152,9 +153,13 @@ pub(super) fn load_callers(
             let (calls, capped) = walks
                 .entry(top.clone())
                 .or_insert_with(|| local_calls_below(&top, how));
+            // A module with a default for every variable runs as written when an example
+            // calls it the minimal way: only a call from elsewhere (the project's own
+            // deployment) says what it is given instead.
             let mut callers: Vec<PathBuf> = calls
                 .iter()
                 .filter(|(c, t)| *t == target && *c != target)
+                .filter(|(c, _)| undefined || !in_example_folder(c, &top))
                 .map(|(c, _)| c.clone())
                 .collect();
             callers.sort();
@@ -171,8 +176,13 @@ pub(super) fn load_callers(
                     continue;
                 }
                 notes.push(format!(
-                    "`{}` declares variables with no default: judged through its call in `{}`",
+                    "`{}` {}: judged through its call in `{}`",
                     crate::source::names::display_name(&module, how.cwd),
+                    if undefined {
+                        "declares variables with no default"
+                    } else {
+                        "is a module the checkout calls, not a root"
+                    },
                     crate::source::names::display_name(&caller, how.cwd),
                 ));
                 let files = crate::discover::module_config_files(&caller, how.follow).files;
@@ -195,19 +205,42 @@ pub(super) fn load_callers(
         // A caller that is a module itself is judged through its own callers in turn.
         frontier = needs_caller(run, |_| true)
             .into_iter()
-            .filter(|d| next.contains(d))
+            .filter(|(d, _)| next.contains(d))
             .collect();
     }
     notes
 }
 
-/// The folders of Terraform files `keep` accepts that declare a variable with no default.
-/// A folder that configures a `provider` or a `backend`, or has variable files beside it,
-/// is a root module, which Terraform runs itself: no caller is looked for.
-fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -> Vec<PathBuf> {
+/// Folders whose modules are examples or tests of the module they call, not a deployment
+/// of it: `examples/gpu/main.tf` calling `../../modules/gpu`.
+const EXAMPLE_FOLDERS: [&str; 9] = [
+    "examples", "example", "samples", "sample", "demo", "demos", "test", "tests", "testing",
+];
+
+/// Whether `caller` lies in an examples or tests folder below `top`.
+fn in_example_folder(caller: &Path, top: &Path) -> bool {
+    caller.strip_prefix(top).is_ok_and(|rel| {
+        rel.components().any(|c| {
+            EXAMPLE_FOLDERS
+                .iter()
+                .any(|e| c.as_os_str().eq_ignore_ascii_case(e))
+        })
+    })
+}
+
+/// The folders of Terraform files `keep` accepts that are modules, not roots: each with
+/// whether it declares a variable with no default. A folder that configures a `backend`,
+/// or has variable files beside it, is a root module, which Terraform runs
+/// itself; so is a folder that declares no variable. No caller is looked for those; one
+/// nothing calls is judged as it is.
+fn needs_caller(
+    run: &Read,
+    keep: impl Fn(&crate::source::SourceFile) -> bool,
+) -> Vec<(PathBuf, bool)> {
     use std::collections::BTreeSet;
     // Folders as the run names them: one canonical path each, at the end.
     let mut undefined: BTreeSet<&Path> = BTreeSet::new();
+    let mut declaring: BTreeSet<&Path> = BTreeSet::new();
     let mut roots: BTreeSet<&Path> = BTreeSet::new();
     for (id, f) in run.db.iter() {
         let Some(dir) = f.path().and_then(Path::parent) else {
@@ -223,12 +256,16 @@ fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -
         let crate::parse::Syntax::Hcl(body) = &run.parsed[id.0 as usize].syntax else {
             continue;
         };
-        let configures = body.get_blocks("provider").next().is_some()
-            || body
-                .get_blocks("terraform")
-                .any(|t| t.body.get_blocks("backend").next().is_some());
+        // A `provider` block alone does not make a root: modules written before 0.13
+        // configure their own (often an alias), and are called all the same.
+        let configures = body
+            .get_blocks("terraform")
+            .any(|t| t.body.get_blocks("backend").next().is_some());
         if configures {
             roots.insert(dir);
+        }
+        if body.get_blocks("variable").next().is_some() {
+            declaring.insert(dir);
         }
         if body
             .get_blocks("variable")
@@ -241,13 +278,14 @@ fn needs_caller(run: &Read, keep: impl Fn(&crate::source::SourceFile) -> bool) -
         .into_iter()
         .filter_map(|r| std::fs::canonicalize(r).ok())
         .collect();
-    let mut out: Vec<PathBuf> = undefined
+    let mut out: Vec<(PathBuf, bool)> = declaring
         .into_iter()
-        .filter_map(|d| std::fs::canonicalize(d).ok())
-        .filter(|d| !roots.contains(d))
+        .filter_map(|d| Some((std::fs::canonicalize(d).ok()?, undefined.contains(d))))
+        .filter(|(d, _)| !roots.contains(d))
         .collect();
-    out.sort();
-    out.dedup();
+    // A folder named in both ways (`./m` and `m`) is one: with no default wins.
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)));
+    out.dedup_by(|a, b| a.0 == b.0);
     out
 }
 

@@ -530,3 +530,54 @@ fn capacity_left_out_by_an_unknown_for_each_is_named_in_a_note() {
     );
     assert!(!notes.contains("module.dns"), "{notes}");
 }
+
+/// A module with a default for every variable, linted alone: a call from the project's own
+/// deployment says what it runs with (its defaults never reach a machine); a call from an
+/// examples folder does not, so it is judged on its defaults. A `provider` block in it
+/// (modules written before Terraform 0.13) does not make it a root.
+#[test]
+fn a_defaulted_module_is_judged_through_a_deployment_not_through_an_example() {
+    let module = "provider \"aws\" {\n  alias = \"gpu\"\n}\n\
+                  variable \"min\" {\n  default = 1\n}\n\
+                  resource \"aws_eks_node_group\" \"gpu\" {\n  cluster_name = \"c\"\n  \
+                  node_role_arn = \"r\"\n  subnet_ids = [\"s\"]\n  instance_types = \
+                  [\"g6.xlarge\"]\n  scaling_config {\n    min_size = var.min\n    max_size = 4\n    \
+                  desired_size = var.min\n  }\n}\n";
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::common::write(d, "modules/gpu/main.tf", module);
+    crate::common::write(
+        d,
+        "examples/basic/main.tf",
+        "module \"gpu\" {\n  source = \"../../modules/gpu\"\n}\n",
+    );
+    let run = |d: &std::path::Path| {
+        let o = crate::common::gpulint(&["check", "--format", "json", "modules/gpu"], d, None);
+        let subjects: Vec<String> = json(&o)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["subject"].as_str().unwrap().to_string())
+            .collect();
+        (subjects, crate::common::stderr(&o))
+    };
+    // Only an example calls it: its default minimum of 1 is what a user gets.
+    let (subjects, _) = run(d);
+    assert_eq!(subjects, ["aws_eks_node_group.gpu"]);
+
+    // The deployment calls it with a minimum of 0: judged through that call, nothing to say.
+    crate::common::write(
+        d,
+        "envs/prod/main.tf",
+        "module \"gpu\" {\n  source = \"../../modules/gpu\"\n  min    = 0\n}\n",
+    );
+    let (subjects, notes) = run(d);
+    assert!(subjects.is_empty(), "{subjects:?}");
+    assert!(
+        notes.contains(
+            "`modules/gpu` is a module the checkout calls, not a root: judged through its call \
+             in `envs/prod`"
+        ),
+        "{notes}"
+    );
+}
