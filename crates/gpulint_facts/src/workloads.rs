@@ -147,6 +147,75 @@ pub struct Workloads {
     pub host_floors: Vec<HostFloor>,
     /// Groups of machines behind a load balancer, by resource type.
     pub load_balanced: Vec<LoadBalanced>,
+    /// Commands by which a start-up script shuts its own machine down.
+    pub self_stop: SelfStop,
+}
+
+/// Commands by which a machine's start-up script shuts it down.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SelfStop {
+    commands: Vec<String>,
+    schedulers: Vec<String>,
+    pub source: String,
+}
+
+impl SelfStop {
+    /// The first line of a shell script that shuts the machine down, 1-based, if any: a
+    /// command (after `sudo`, `nohup`, `exec`; by name or path) that begins with one of the
+    /// commands, or a scheduler given one (`systemd-run --on-active=2h /sbin/poweroff`,
+    /// `echo "shutdown -h now" | at now + 2 hours`). Comments are not read.
+    pub fn line_in(&self, script: &str) -> Option<usize> {
+        script
+            .lines()
+            .position(|line| {
+                let code = line.split('#').next().unwrap_or("");
+                let cmds: Vec<Vec<&str>> = code
+                    .split(['&', ';', '|', '(', ')', '`'])
+                    .map(|c| {
+                        c.split_whitespace()
+                            .skip_while(|w| {
+                                matches!(
+                                    *w,
+                                    "sudo" | "nohup" | "exec" | "-n" | "then" | "else" | "do"
+                                )
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let scheduled = cmds.iter().any(|c| {
+                    c.first()
+                        .is_some_and(|w| self.schedulers.iter().any(|s| s == name(w)))
+                });
+                cmds.iter().any(|c| self.starts_stop(c))
+                    || (scheduled
+                        && cmds
+                            .iter()
+                            .flatten()
+                            .any(|w| self.commands.iter().any(|c| c == name(w))))
+            })
+            .map(|n| n + 1)
+    }
+
+    /// Whether a command's words begin with one of the commands.
+    fn starts_stop(&self, words: &[&str]) -> bool {
+        let Some((first, rest)) = words.split_first() else {
+            return false;
+        };
+        let text = std::iter::once(name(first))
+            .chain(rest.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        self.commands
+            .iter()
+            .any(|c| text == *c || text.starts_with(&format!("{c} ")))
+    }
+}
+
+/// A command word without its path and quotes: `"/sbin/shutdown` gives `shutdown`.
+fn name(word: &str) -> &str {
+    let w = word.trim_matches(['"', '\'']);
+    w.rsplit('/').next().unwrap_or(w)
 }
 
 /// The arguments that put a group of machines of one resource type behind a load balancer.

@@ -894,6 +894,7 @@ fn stop_kind(k: model::StopKind) -> &'static str {
         K::MaxRunDuration => "max_run_duration",
         K::InstanceSchedule => "instance_schedule",
         K::ShutdownSchedule => "shutdown_schedule",
+        K::StartupShutdown => "startup_shutdown",
         K::Unresolved => "unresolved",
     }
 }

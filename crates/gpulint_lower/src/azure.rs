@@ -45,6 +45,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.reserved = b.span_of("capacity_reservation_group_id");
             c.role = super::resource_role(&r, &["tags"], &[]);
             c.region = location(b);
+            super::role::startup_shutdown(&mut c, b);
             out.capacity.push(c);
         }
     }

@@ -75,6 +75,9 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     let b = &r.block;
     let scheduling = b.block("scheduling");
     let mut c = Capacity::new(r.subject(), Provider::Gcp, kind, r.header());
+    if kind == CapacityKind::Instance {
+        super::role::startup_shutdown(&mut c, b);
+    }
     match &scheduling {
         Value::Known(s, _) => {
             // A run cap or a fixed end time both stop the VM.

@@ -123,3 +123,39 @@ fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
     }
     out
 }
+
+/// The keys a VM's start-up script is written under (its text, or a `base64encode` of it).
+const STARTUP_KEYS: [&str; 4] = [
+    "user_data",
+    "metadata_startup_script",
+    "custom_data",
+    "user_data_base64",
+];
+
+/// Adds a stop to a standalone VM whose start-up script shuts it down (`shutdown -h +120`,
+/// `poweroff` when its job ends; the commands are `[self_stop]` in workloads.toml): a
+/// machine that stops itself is not left running. Read in `user_data`,
+/// `metadata_startup_script`, `custom_data` and GCE's `metadata.startup-script`, as the
+/// machine runs it (through `base64encode`). Not for groups, which replace a machine that
+/// shuts down.
+pub(crate) fn startup_shutdown(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
+    use gpulint_model::{Stop, StopKind, Value};
+    let stops = &gpulint_facts::workloads::workloads().self_stop;
+    let wrappers = ["base64encode", "base64gzip"];
+    let metadata = b.block("metadata").known().cloned();
+    let scripts = STARTUP_KEYS
+        .iter()
+        .map(|k| b.text_through(k, &wrappers))
+        .chain(metadata.iter().map(|m| m.str("startup-script")));
+    for script in scripts {
+        if let Value::Known(text, span) = script
+            && stops.line_in(&text).is_some()
+        {
+            c.stop.push(Stop {
+                kind: StopKind::StartupShutdown,
+                span,
+            });
+            return;
+        }
+    }
+}

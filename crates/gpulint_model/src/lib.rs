@@ -707,6 +707,9 @@ pub enum StopKind {
     InstanceSchedule,
     /// An Azure auto-shutdown schedule.
     ShutdownSchedule,
+    /// The machine's start-up script shuts it down (`shutdown -h +120`, `poweroff` when
+    /// its job ends).
+    StartupShutdown,
     /// Something that may stop this machine but could not be resolved (an alarm on an
     /// instance id from a variable, a resource policy named by a variable).
     Unresolved,

@@ -277,6 +277,28 @@ impl<'a> Block<'a> {
         }
     }
 
+    /// The text `key` holds, read through the encoding calls in `wrappers`
+    /// (`base64encode(local.script)` gives the script): a start-up script as the machine
+    /// runs it.
+    pub fn text_through(&self, key: &str, wrappers: &[&str]) -> Value<String> {
+        let Some(owner) = self.owner(key) else {
+            return Value::Absent;
+        };
+        let mut e = owner.expr(key);
+        let mut wrapped = false;
+        while let Some(Expression::FuncCall(f)) = e {
+            if !(f.name.namespace.is_empty() && wrappers.contains(&f.name.name.as_str())) {
+                break;
+            }
+            e = f.args.iter().next();
+            wrapped = true;
+        }
+        match (e, wrapped) {
+            (Some(inner), true) => owner.eval(inner).and_then(scalar_string),
+            _ => self.str(key),
+        }
+    }
+
     pub fn str(&self, key: &str) -> Value<String> {
         self.value(key).and_then(scalar_string)
     }
