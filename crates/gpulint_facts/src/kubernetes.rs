@@ -79,6 +79,7 @@ struct File {
     resource: Vec<ResourceRow>,
     eksctl: Eksctl,
     gpu_nodes: GpuNodes,
+    autoprovisioners: Autoprovisioners,
     terraform_objects: TerraformObjects,
     chart_values: ChartValues,
     unread: Unread,
@@ -86,6 +87,21 @@ struct File {
     dra: Dra,
     shared_gpu: SharedGpu,
     simulated: Simulated,
+}
+
+/// What says a module sets up a node autoprovisioner (Karpenter).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Autoprovisioners {
+    /// Helm charts, by the last part of `chart`.
+    pub helm_charts: Vec<String>,
+    /// Submodules, by the end of a module call's `source` path.
+    pub module_sources: Vec<String>,
+    /// Tag keys the provisioner discovers resources by.
+    pub tag_keys: Vec<String>,
+    /// The arguments and module inputs tags are written in.
+    pub tag_inputs: Vec<String>,
+    pub source: String,
 }
 
 /// What says a node group's machines hold GPUs when their type is not known.
@@ -245,6 +261,7 @@ pub struct Vocabulary {
     pub resources: Vec<ResourceRow>,
     pub eksctl: Eksctl,
     pub gpu_nodes: GpuNodes,
+    pub autoprovisioners: Autoprovisioners,
     pub terraform_objects: TerraformObjects,
     pub chart_values: ChartValues,
     pub fabric: FabricSigns,
@@ -305,6 +322,7 @@ impl Vocabulary {
             resources: f.resource,
             eksctl: f.eksctl,
             gpu_nodes: f.gpu_nodes,
+            autoprovisioners: f.autoprovisioners,
             terraform_objects: f.terraform_objects,
             chart_values: f.chart_values,
             fabric: f.fabric,

@@ -33,6 +33,7 @@ mod branch;
 mod kinds;
 mod link;
 mod peers;
+mod provisioners;
 mod role;
 pub use kinds::may_hold_capacity;
 use link::link;
@@ -218,6 +219,7 @@ fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
     aws::lower(module, inv);
     gcp::lower(module, inv);
     azure::lower(module, inv);
+    provisioners::lower(module, inv);
     // The region the provider block names, for what does not write its own.
     for c in &mut inv.capacity[first..] {
         let provider = match c.provider {

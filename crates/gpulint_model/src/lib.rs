@@ -130,6 +130,18 @@ pub struct Inventory {
     pub unexpanded: Vec<Unexpanded>,
     /// DRA ResourceClaimTemplates and ResourceClaims that ask for GPUs, by name.
     pub gpu_claims: Vec<workload::GpuClaim>,
+    /// Node autoprovisioners the run sets up (Karpenter, GKE node auto-provisioning):
+    /// they add capacity that only their own objects describe.
+    pub autoprovisioners: Vec<Autoprovisioner>,
+}
+
+/// A node autoprovisioner set up in Terraform, and where.
+#[derive(Clone, Debug)]
+pub struct Autoprovisioner {
+    pub provider: Provider,
+    /// `Karpenter`, `GKE node auto-provisioning`.
+    pub name: &'static str,
+    pub span: Span,
 }
 
 /// One instance of a Terraform module and where its variables' values were set: a
@@ -358,6 +370,7 @@ impl Inventory {
         self.origins.append(&mut other.origins);
         self.caveats.append(&mut other.caveats);
         self.gpu_claims.append(&mut other.gpu_claims);
+        self.autoprovisioners.append(&mut other.autoprovisioners);
     }
 
     /// [`append`](Self::append), growing each list to its new length only: a large run

@@ -32,7 +32,17 @@ impl Rule for SpotOnlyInference {
                     && serves(o)
                     && !matches!(o.market, Value::Known(Market::Spot, _))
             });
-            if sibling {
+            // A node autoprovisioner (Karpenter) whose own pools the run does not hold may
+            // add on-demand capacity beside it: not known, so not said.
+            let provisioned = model
+                .autoprovisioners
+                .iter()
+                .any(|p| p.provider == c.provider)
+                && !model
+                    .capacity
+                    .iter()
+                    .any(|o| o.written_in == Dialect::Karpenter);
+            if sibling || provisioned {
                 continue;
             }
             reported[i] = true;

@@ -1,0 +1,91 @@
+//! Node autoprovisioners a Terraform module sets up: Karpenter (its Helm chart, the EKS
+//! module's `karpenter` submodule, or the tag it discovers subnets and security groups by)
+//! and GKE's node auto-provisioning. They add nodes of whatever kind their own objects ask
+//! for, so the capacity a run shows may not be all there is. What says so is data
+//! (`[autoprovisioners]` in kubernetes.toml).
+
+use gpulint_facts::catalog;
+use gpulint_model::{Autoprovisioner, Inventory, Provider, Value};
+use gpulint_terraform::Module;
+use hcl_edit::expr::Expression;
+
+const KARPENTER: &str = "Karpenter";
+
+pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
+    let table = &catalog().kubernetes.autoprovisioners;
+    let mut found = |provider: Provider, name: &'static str, span| {
+        inv.autoprovisioners.push(Autoprovisioner {
+            provider,
+            name,
+            span,
+        });
+    };
+    for r in module.resources_of("helm_release") {
+        if let Value::Known(chart, span) = r.block.str("chart")
+            && table
+                .helm_charts
+                .iter()
+                .any(|c| chart.rsplit('/').next() == Some(c.as_str()))
+        {
+            found(Provider::Aws, KARPENTER, span);
+        }
+    }
+    for r in module.resources_of("google_container_cluster") {
+        if let Value::Known(auto, _) = r.block.block("cluster_autoscaling")
+            && let Value::Known(true, span) = auto.bool("enabled")
+        {
+            found(Provider::Gcp, "GKE node auto-provisioning", span);
+        }
+    }
+    for call in module.calls() {
+        let source = call.source.as_deref().unwrap_or_default();
+        let path = source
+            .split('?')
+            .next()
+            .unwrap_or_default()
+            .trim_end_matches('/');
+        if table
+            .module_sources
+            .iter()
+            .any(|m| path.ends_with(m.as_str()))
+        {
+            found(Provider::Aws, KARPENTER, call.block.header.clone());
+            continue;
+        }
+        if let Some(span) = tagged(&call.block, &table.tag_inputs, &table.tag_keys) {
+            found(Provider::Aws, KARPENTER, span);
+        }
+    }
+    for r in module.resources() {
+        if let Some(span) = tagged(&r.block, &table.tag_inputs[..1], &table.tag_keys) {
+            found(Provider::Aws, KARPENTER, span);
+            // One place is enough to say it is there.
+            break;
+        }
+    }
+}
+
+/// Where one of `inputs` (tag maps) writes one of `keys`, as a literal key.
+fn tagged(
+    b: &gpulint_terraform::Block<'_>,
+    inputs: &[String],
+    keys: &[String],
+) -> Option<gpulint_model::Span> {
+    struct Find<'k>(&'k [String], Option<std::ops::Range<usize>>);
+    impl hcl_edit::visit::Visit for Find<'_> {
+        fn visit_object(&mut self, node: &hcl_edit::expr::Object) {
+            for (k, v) in node {
+                if gpulint_terraform::key_name(k).is_some_and(|n| self.0.iter().any(|x| x == n)) {
+                    self.1 = self.1.take().or_else(|| hcl_edit::Span::span(k));
+                }
+                hcl_edit::visit::visit_object_value(self, v);
+            }
+        }
+    }
+    inputs.iter().find_map(|input| {
+        let e: &Expression = b.expr(input)?;
+        let mut f = Find(keys, None);
+        hcl_edit::visit::visit_expr(&mut f, e);
+        f.1.map(|r| b.span(r))
+    })
+}
