@@ -458,6 +458,22 @@ fn fit(a: &FitArgs) -> Result<ExitCode, String> {
         instance: a.instance.clone(),
         utilization: a.gpu_memory_utilization,
     })?;
+    // On a lower bound only "does not fit" is certain: never answer "fits" on it.
+    let estimate = plan.estimate();
+    if estimate.lower_bound
+        && plan
+            .verdict()
+            .is_none_or(|(_, v)| v.verdict != crate::fit::Fit::DoesNotFit)
+    {
+        return Err(format!(
+            "cannot tell whether it fits: {} (the frozen weights alone, {} in all, fit)",
+            estimate
+                .notes
+                .last()
+                .map_or("the estimate is incomplete", String::as_str),
+            crate::fit::human_bytes(estimate.total.total_bytes),
+        ));
+    }
     out(&match a.format {
         OutputFormat::Human => report::fit::human(&plan),
         OutputFormat::Json => report::fit::json(&plan),

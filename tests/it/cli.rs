@@ -975,3 +975,35 @@ fn rendered_helm_output_is_linted_from_stdin() {
         stdout(&out)
     );
 }
+
+/// A LoRA fine-tune of a model whose architecture is unknown can only be sized by its
+/// frozen weights: "does not fit" on them is certain, "fits" is never said on them.
+#[test]
+fn fit_never_says_fits_on_a_total_it_could_not_compute() {
+    let args = |params: &'static str, gpu: &'static str| {
+        [
+            "fit",
+            "--params",
+            params,
+            "--training",
+            "--method",
+            "qlora",
+            "--gpu",
+            gpu,
+        ]
+    };
+    let o = run(&args("405B", "l4"));
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("✗ does not fit"), "{out}");
+    assert!(out.contains("a lower bound"), "{out}");
+
+    let o = run(&args("7B", "h100"));
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stdout(&o).is_empty(), "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("cannot tell whether it fits"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -277,6 +277,9 @@ pub struct Estimate {
     pub proxy: Option<&'static ModelSpec>,
     /// What the estimate could not count, in words.
     pub notes: Vec<String>,
+    /// Only part of the need could be counted (see `notes`): a lower bound, on which
+    /// "does not fit" is certain and "fits" says nothing.
+    pub lower_bound: bool,
 }
 
 /// The estimate on GPUs like `gpu`: engine defaults such as vLLM's batch sizes depend on its
@@ -336,6 +339,7 @@ pub fn estimate(r: &Request, gpu: Option<&gpulint_facts::Gpu>) -> Estimate {
                 peak: None,
                 proxy,
                 notes,
+                lower_bound: false,
             };
         };
         // Vision towers are not split by tensor parallel: every rank holds one.
@@ -399,6 +403,7 @@ pub fn estimate(r: &Request, gpu: Option<&gpulint_facts::Gpu>) -> Estimate {
             }),
             proxy,
             notes,
+            lower_bound: false,
         };
     };
 
@@ -420,14 +425,31 @@ pub fn estimate(r: &Request, gpu: Option<&gpulint_facts::Gpu>) -> Estimate {
         }
         Method::Lora | Method::Qlora => {
             let Some(spec) = r.spec else {
-                notes.push("LoRA needs a known architecture (--model) to size the adapters".into());
+                // The frozen weights alone are certain: a floor the job cannot go below.
+                notes.push(
+                    "LoRA needs a known architecture (--model) to size the adapters, their \
+                     optimizer states and the activations: only the frozen weights are \
+                     counted, a lower bound"
+                        .into(),
+                );
+                let frozen = if t.method == Method::Qlora {
+                    weight_bytes(r.params, None, Precision::Int4, Quant::Nf4, 0.0)
+                } else {
+                    weight_bytes(r.params, None, r.precision, Quant::None, 0.0)
+                };
+                let mine = if t.zero >= 3 {
+                    frozen / f64::from(dp)
+                } else {
+                    frozen
+                };
                 return Estimate {
-                    total: Breakdown::default(),
-                    per_gpu: Breakdown::default(),
+                    total: Breakdown::new(frozen, 0.0, 0.0, 0.0, 0.0, 0.0),
+                    per_gpu: Breakdown::new(mp(mine), 0.0, 0.0, 0.0, 0.0, 0.0),
                     outside_bytes: 0,
                     peak: None,
                     proxy,
                     notes,
+                    lower_bound: true,
                 };
             };
             let frozen = if t.method == Method::Qlora {
@@ -479,6 +501,7 @@ pub fn estimate(r: &Request, gpu: Option<&gpulint_facts::Gpu>) -> Estimate {
         peak: None,
         proxy,
         notes,
+        lower_bound: false,
     }
 }
 
@@ -885,6 +908,7 @@ mod tests {
             peak: None,
             proxy: None,
             notes: Vec::new(),
+            lower_bound: false,
         };
         let r = request(1e9);
         let usable = (l4.usable_bytes() as f64 * 0.9).floor();
