@@ -402,3 +402,60 @@ fn links_inside_the_checkout_are_read_from_any_folder_of_it() {
     assert!(notes.contains("`repo/root/creds.tf`"), "{notes}");
     assert!(!notes.contains("`repo/root/gpu.tf`"), "{notes}");
 }
+
+/// Every file the run reads is guarded against every file it writes: a policy (named, or a
+/// `.rego` in a policy folder), a var file and the baseline, from `--output` and
+/// `--report` alike. Nothing is written; the input is unchanged.
+#[test]
+fn no_output_overwrites_a_policy_a_var_file_or_the_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "main.tf", GPU_VM);
+    let policy = "package gpulint.team\n\ndeny contains {\"msg\": \"x\"} if { false }\n";
+    write(d, "team.rego", policy);
+    write(d, "pol/more.rego", policy);
+    write(d, "prod.tfvars", "x = 1\n");
+    let o = run(d, &["check", "--write-baseline", "b.json", "main.tf"]);
+    assert!(o.status.code().is_some_and(|c| c < 2), "{o:?}");
+    let baseline = std::fs::read_to_string(d.join("b.json")).unwrap();
+    for (args, names) in [
+        (
+            vec!["--output", "team.rego", "--policy", "team.rego"],
+            "the policy",
+        ),
+        (
+            vec!["--output", "pol/more.rego", "--policy", "pol"],
+            "the policy",
+        ),
+        (
+            vec!["--output", "prod.tfvars", "--var-file", "prod.tfvars"],
+            "`prod.tfvars`",
+        ),
+        (
+            vec!["--report", "sarif=b.json", "--baseline", "b.json"],
+            "the baseline",
+        ),
+    ] {
+        let mut all = vec!["check"];
+        all.extend(&args);
+        all.push("main.tf");
+        let o = run(d, &all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");
+        let err = stderr(&o);
+        assert!(err.contains("refusing to overwrite"), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("team.rego")).unwrap(),
+        policy
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("pol/more.rego")).unwrap(),
+        policy
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("prod.tfvars")).unwrap(),
+        "x = 1\n"
+    );
+    assert_eq!(std::fs::read_to_string(d.join("b.json")).unwrap(), baseline);
+}
