@@ -530,12 +530,12 @@ fn check(args: &CheckArgs) -> Result<ExitCode, String> {
             .iter()
             .map(|(_, p)| ("--report", Some(p.as_path()))),
     );
-    refuse_overwrite(
+    crate::overwrite::refuse(
         &targets,
         args.baseline.as_deref(),
         &outcome.db,
         opts.config.path.as_deref(),
-        &read_elsewhere(&opts),
+        &crate::overwrite::read_elsewhere(&opts),
     )?;
     if let Some(path) = &args.write_baseline {
         let (written, n) = Baseline::write(&outcome, path)?;
@@ -782,12 +782,12 @@ fn statistics_format(format: Format) -> Result<(), String> {
 fn read_inventory(args: &InspectArgs) -> Result<crate::lint::Inspection, String> {
     let opts = args.input.options()?;
     let inspection = crate::lint::inspect(&opts, std::io::stdin().lock())?;
-    refuse_overwrite(
+    crate::overwrite::refuse(
         &[("--output", args.output.as_deref())],
         None,
         &inspection.db,
         opts.config.path.as_deref(),
-        &read_elsewhere(&opts),
+        &crate::overwrite::read_elsewhere(&opts),
     )?;
     for line in &inspection.notes {
         note(line);
@@ -886,96 +886,6 @@ fn out(text: &str) {
 /// file name cannot forge a line in a terminal or CI log.
 fn note(line: &str) {
     let _ = writeln!(std::io::stderr().lock(), "gpulint: {}", escape(line));
-}
-
-/// What a run reads besides its sources and config: its policies (files, and folders
-/// whose `.rego` files it loads) and its `--var-file`s, named for a refusal.
-fn read_elsewhere(opts: &Options) -> Vec<(String, std::path::PathBuf)> {
-    let policies = opts
-        .policy_paths()
-        .into_iter()
-        .map(|p| (format!("the policy `{}`", p.display()), p));
-    let var_files = opts
-        .var_files
-        .iter()
-        .map(|p| (format!("the var file `{}`", p.display()), p.clone()));
-    policies.chain(var_files).collect()
-}
-
-/// `--output`, `--report` or `--write-baseline` naming a file the run read (`--output
-/// main.tf`, a policy, a var file, the config, the baseline) would destroy it: refused
-/// before anything is written. A `.rego` file inside a policy folder would be loaded as a
-/// policy by the next run: refused too. Rewriting the `--baseline` file with
-/// `--write-baseline` refreshes it, and is allowed.
-fn refuse_overwrite(
-    targets: &[(&str, Option<&std::path::Path>)],
-    baseline: Option<&std::path::Path>,
-    db: &crate::source::SourceDb,
-    config: Option<&std::path::Path>,
-    elsewhere: &[(String, std::path::PathBuf)],
-) -> Result<(), String> {
-    use crate::discover::written_file;
-    // A file that does not exist yet was not read.
-    let targets: Vec<_> = targets
-        .iter()
-        .copied()
-        .filter_map(|(flag, p)| {
-            let p = p?;
-            Some((flag, p, written_file(p)?))
-        })
-        .collect();
-    if targets.is_empty() {
-        return Ok(());
-    }
-    let mut read: Vec<(String, Option<crate::discover::WrittenFile>)> = db
-        .iter()
-        .filter_map(|(_, f)| Some((format!("`{}`", f.name), f.path()?)))
-        .map(|(n, p)| (n, written_file(p)))
-        .collect();
-    if let Some(c) = config {
-        read.push((format!("the config `{}`", c.display()), written_file(c)));
-    }
-    let mut folders: Vec<(String, std::path::PathBuf)> = Vec::new();
-    for (name, p) in elsewhere {
-        if p.is_dir() {
-            if let Ok(dir) = std::fs::canonicalize(p) {
-                folders.push((name.clone(), dir));
-            }
-        } else {
-            read.push((name.clone(), written_file(p)));
-        }
-    }
-    let baseline = baseline.and_then(written_file);
-    for (flag, path, key) in targets {
-        let in_policy_folder = || {
-            let rego = path.extension().is_some_and(|e| e == "rego");
-            let at = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .map_or_else(|| std::fs::canonicalize("."), std::fs::canonicalize);
-            let at = at.ok()?;
-            folders
-                .iter()
-                .find(|(_, dir)| rego && at.starts_with(dir))
-                .map(|(n, _)| n.clone())
-        };
-        let hit = read
-            .iter()
-            .find(|(_, k)| k.as_ref() == Some(&key))
-            .map(|(n, _)| n.clone())
-            .or_else(|| {
-                (flag != "--write-baseline" && baseline.as_ref() == Some(&key))
-                    .then(|| "the baseline".to_string())
-            })
-            .or_else(in_policy_folder);
-        if let Some(what) = hit {
-            return Err(format!(
-                "`{flag} {}` names {what}, which this run reads: refusing to overwrite it",
-                escape(&path.display().to_string())
-            ));
-        }
-    }
-    Ok(())
 }
 
 /// `gpulint rules` in each format. The markdown form is the README's rule table.

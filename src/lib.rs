@@ -19,6 +19,7 @@ pub mod discover;
 pub mod exclude;
 pub mod filter;
 pub mod lint;
+mod overwrite;
 
 pub use gpulint_diagnostics as finding;
 pub use gpulint_diagnostics::fingerprint;
