@@ -464,6 +464,7 @@ impl Config {
         for row in file.catalog.map(|c| c.instances).unwrap_or_default() {
             let span = row.span();
             let mut table = row.into_inner();
+            printable(&table, "[[catalog.instances]]").map_err(|e| at(Some(span.clone()), &e))?;
             let provider = match table
                 .remove("provider")
                 .as_ref()
@@ -494,6 +495,7 @@ impl Config {
 
         for row in file.models {
             let span = row.span();
+            printable(row.get_ref(), "[[models]]").map_err(|e| at(Some(span.clone()), &e))?;
             let model: ModelSpec = with_provenance(row.into_inner(), path).try_into().map_err(
                 |e: toml::de::Error| {
                     at(
@@ -754,6 +756,29 @@ fn line_col(text: &str, byte: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, col)
+}
+
+/// Names and sources from a config reach every report (`catalog`, `fit`, findings): a
+/// control, line-separator or bidi character in one is refused where it is written.
+fn printable(table: &toml::Table, what: &str) -> Result<(), String> {
+    fn first_unsafe(v: &toml::Value) -> Option<char> {
+        match v {
+            toml::Value::String(s) => s.chars().find(|&c| crate::source::escape::is_unsafe(c)),
+            toml::Value::Array(a) => a.iter().find_map(first_unsafe),
+            toml::Value::Table(t) => t.values().find_map(first_unsafe),
+            _ => None,
+        }
+    }
+    for (key, value) in table {
+        if let Some(c) = first_unsafe(value) {
+            return Err(format!(
+                "`{what}`: `{key}` holds the character U+{:04X}: names and sources are printed \
+                 in reports, so control, line-separator and bidi characters are not allowed",
+                u32::from(c)
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

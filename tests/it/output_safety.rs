@@ -255,3 +255,35 @@ fn a_docs_url_with_control_characters_is_a_config_error() {
     assert!(err.contains("docs_url"), "{err}");
     assert!(!err.contains('\u{1b}'), "{err}");
 }
+
+#[test]
+fn fit_and_catalog_escape_what_they_are_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let model = "evil\u{1b}[2J\u{202e}\n::error file=x.tf,line=1::forged-7B";
+    for format in ["human", "json"] {
+        let o = gpulint(
+            &["fit", "--model", model, "--gpu", "l4", "--format", format],
+            d,
+            None,
+        );
+        let out = stdout(&o);
+        assert_safe(format, &out);
+        assert!(out.contains("forged"), "{format}: {out}");
+    }
+    // A private instance type whose name would forge a line: refused where it is written.
+    write(
+        d,
+        ".gpulint.toml",
+        "[[catalog.instances]]\nprovider = \"aws\"\nname = \"x9.big\\n::error file=a::b\\u202e\"\n\
+         gpu = \"h100\"\ncount = 8\ninterconnect = \"nvlink\"\nfabric = \"efa\"\n",
+    );
+    let o = gpulint(&["catalog", "x9"], d, None);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = stderr(&o);
+    assert!(
+        err.contains("[[catalog.instances]]") && err.contains("`name`"),
+        "{err}"
+    );
+    assert_safe("stderr", &err);
+}

@@ -110,7 +110,7 @@ pub fn human(query: Option<&str>) -> Option<String> {
         }
         instance_table(&mut out, &instances);
     }
-    Some(out)
+    Some(crate::escape_text(out))
 }
 
 fn instance_table(out: &mut String, instances: &[&InstanceType]) {
@@ -300,5 +300,5 @@ pub fn json(query: Option<&str>) -> Option<String> {
     });
     let mut s = serde_json::to_string_pretty(&v).expect("plain data");
     s.push('\n');
-    Some(s)
+    Some(crate::escape::json(s))
 }

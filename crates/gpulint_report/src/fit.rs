@@ -54,7 +54,7 @@ pub fn human(plan: &Plan) -> String {
     let _ = writeln!(
         out,
         "Model     {} ({} parameters; {source})",
-        plan.label,
+        crate::escape::escape(&plan.label),
         billions(r.params)
     );
     let mode = match &r.training {
@@ -215,9 +215,9 @@ pub fn human(plan: &Plan) -> String {
         None => fits_on(&mut out, plan),
     }
     for note in plan.notes.iter().chain(&e.notes) {
-        let _ = writeln!(out, "\nnote: {note}");
+        let _ = writeln!(out, "\nnote: {}", crate::escape::escape(note));
     }
-    out
+    crate::escape_text(out)
 }
 
 fn precision_label(plan: &Plan) -> String {
@@ -442,5 +442,5 @@ pub fn json(plan: &Plan) -> String {
     put("notes", json!(notes));
     let mut s = serde_json::to_string_pretty(&v).expect("plain data");
     s.push('\n');
-    s
+    crate::escape::json(s)
 }

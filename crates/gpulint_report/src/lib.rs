@@ -21,6 +21,20 @@ pub mod statistics;
 
 pub use gpulint_source::escape;
 
+/// A report built of lines: every unsafe character in it (a control, a bidi override)
+/// made visible, its line breaks kept. The last guard of reports whose values come from
+/// the command line or the catalog (`fit`, `catalog`); values that may hold a line break
+/// are escaped where they are written.
+pub fn escape_text(text: String) -> String {
+    if !text.chars().any(|c| c != '\n' && escape::is_unsafe(c)) {
+        return text;
+    }
+    text.split('\n')
+        .map(|line| escape::escape(line).into_owned())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 use gpulint_diagnostics::Outcome;
 use gpulint_diagnostics::Severity;
 
