@@ -271,3 +271,29 @@ fn names_that_are_not_utf8_are_read_and_shown_escaped() {
         assert!(stdout_has(&o, "xFF.tf"), "{format}");
     }
 }
+
+/// Counts past `u32` are still counts: an eksctl group of 2³² nodes is judged at that size
+/// (it was "unknown", and the finding lost).
+#[test]
+fn counts_past_u32_are_kept_not_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    crate::common::write(
+        d,
+        "c.yaml",
+        "apiVersion: eksctl.io/v1alpha5\nkind: ClusterConfig\nmetadata: {name: c, region: us-east-1}\n\
+         managedNodeGroups:\n  - name: gpu\n    instanceType: p4d.24xlarge\n    minSize: 4294967296\n    \
+         maxSize: 4294967300\n",
+    );
+    let o = crate::common::gpulint(&["check", "--format", "json", "c.yaml"], d, None);
+    let report = crate::common::json(&o);
+    let messages: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "gpu-pool-never-scales-to-zero")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 1, "{report:#}");
+    assert!(messages[0].contains("4294967296 nodes"), "{}", messages[0]);
+}

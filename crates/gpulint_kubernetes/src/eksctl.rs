@@ -192,7 +192,7 @@ fn market(file: FileId, ng: &YamlNode, dist: Option<&YamlNode>, managed: bool) -
 /// desired capacity, else eksctl's default node count; the maximum is the desired
 /// capacity, else the minimum (for a managed group, never 0).
 fn scale(file: FileId, ng: &YamlNode, header: &Span, managed: bool) -> Scale {
-    let read = |k: &str| ng.get(k).map(|n| super::count(file, n).map(u64::from));
+    let read = |k: &str| ng.get(k).map(|n| super::count_u64(file, n));
     let desired = read("desiredCapacity");
     let defaults = &catalog().kubernetes.eksctl;
     let default = || Value::Known(defaults.default_node_count, header.clone());

@@ -89,9 +89,15 @@ fn span(file: FileId, n: &YamlNode) -> Span {
     Span::new(file, n.span.clone())
 }
 
-/// A count written at `n`: known when it is a whole number that fits, else unknown.
+/// A count written at `n`: known when it is a whole number, saturated at `u32::MAX` (a
+/// count past four billion is as good as endless, and still a count); else unknown.
 fn count(file: FileId, n: &YamlNode) -> Value<u32> {
-    match n.as_u64().and_then(|r| u32::try_from(r).ok()) {
+    count_u64(file, n).map(|r| u32::try_from(r).unwrap_or(u32::MAX))
+}
+
+/// [`count`] for the counts the model keeps as `u64` (node groups' sizes).
+fn count_u64(file: FileId, n: &YamlNode) -> Value<u64> {
+    match n.as_u64() {
         Some(r) => Value::Known(r, span(file, n)),
         None => Value::Unknown(span(file, n)),
     }
