@@ -52,12 +52,13 @@ pub fn finish(
     mut findings: Vec<Finding>,
 ) -> Vec<Finding> {
     findings.retain(|f| db.get(f.primary.file).requested);
+    let index = Index::new(&directives);
     let hidden = |f: &Finding, directives: &mut [Directive]| {
         let at = f.primary.span.as_ref().map_or(0, |s| s.start);
         // Every directive that covers it counts as used, so none of them is reported stale.
         let mut hid = false;
-        for d in directives.iter_mut().filter(|d| d.file == f.primary.file) {
-            hid |= d.hides(f.rule, at);
+        for i in index.covering(f.primary.file, f.rule, at) {
+            hid |= directives[i].hides(f.rule, at);
         }
         hid
     };
@@ -78,4 +79,79 @@ pub fn finish(
         (file.name.clone(), start, f.rule, f.message.clone())
     });
     findings
+}
+
+/// The directives that may hide a finding, found without walking them all: per file and
+/// rule id they name, those that cover the file whole, and the others by where their scope
+/// starts, with the furthest end so far (so the ones that may still reach a place are a
+/// run found by binary search). A file of 100,000 comments, each reported unused and each
+/// checked against the others, was 10¹⁰ checks.
+struct Index {
+    files: std::collections::HashMap<(crate::source::FileId, String), FileIndex>,
+}
+
+#[derive(Default)]
+struct FileIndex {
+    whole: Vec<usize>,
+    /// Directive numbers by scope start, with each scope's start and the furthest end up
+    /// to it.
+    scoped: Vec<(usize, usize, usize)>,
+}
+
+impl Index {
+    fn new(directives: &[Directive]) -> Self {
+        type Key = (crate::source::FileId, String);
+        let mut files: std::collections::HashMap<Key, FileIndex> = std::collections::HashMap::new();
+        let mut scoped: std::collections::HashMap<Key, Vec<(usize, usize, usize)>> =
+            std::collections::HashMap::new();
+        for (i, d) in directives.iter().enumerate() {
+            // As written (a policy's rule id) and normalized, as `hides` matches them.
+            let mut ids: Vec<String> = d
+                .ids
+                .iter()
+                .flat_map(|(id, _)| [id.clone(), crate::rules::normalize(id)])
+                .collect();
+            ids.sort_unstable();
+            ids.dedup();
+            for id in ids {
+                let key = (d.file, id);
+                if d.form == crate::suppress::Form::File {
+                    files.entry(key).or_default().whole.push(i);
+                } else {
+                    scoped
+                        .entry(key)
+                        .or_default()
+                        .push((d.scope.start, d.scope.end, i));
+                }
+            }
+        }
+        for (key, mut list) in scoped {
+            list.sort_unstable();
+            let mut reach = 0;
+            let list = list
+                .into_iter()
+                .map(|(start, end, i)| {
+                    reach = reach.max(end);
+                    (start, reach, i)
+                })
+                .collect();
+            files.entry(key).or_default().scoped = list;
+        }
+        Index { files }
+    }
+
+    /// The numbers of the directives of `file` naming `rule` whose scope may hold `at`
+    /// (each still checks its own scope).
+    fn covering(&self, file: crate::source::FileId, rule: &str, at: usize) -> Vec<usize> {
+        let Some(f) = self.files.get(&(file, rule.to_string())) else {
+            return Vec::new();
+        };
+        let upto = f.scoped.partition_point(|&(start, _, _)| start <= at);
+        let from = f.scoped[..upto].partition_point(|&(_, reach, _)| reach <= at);
+        f.whole
+            .iter()
+            .copied()
+            .chain(f.scoped[from..upto].iter().map(|&(_, _, i)| i))
+            .collect()
+    }
 }
