@@ -739,3 +739,50 @@ fn the_readme_shows_the_example_policy() {
     };
     assert_eq!(code(block), code(&policy));
 }
+
+/// A `.rego` in a policy folder that cannot be read (a dangling link, a link loop, a FIFO)
+/// and a folder nested past the walk's depth are errors that say so, never a silent skip.
+#[cfg(unix)]
+#[test]
+fn a_policy_folder_never_skips_a_policy_without_a_word() {
+    use std::os::unix::fs::symlink;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "main.tf", GPU_VM);
+    write(
+        d,
+        "pol/ok.rego",
+        "package gpulint.ok\n\ndeny contains {\"msg\": \"x\"} if { false }\n",
+    );
+    symlink("nowhere.rego", d.join("pol/dangling.rego")).unwrap();
+    let o = check(&["--policy", "pol", "main.tf"], d);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        stderr(&o).contains("`pol/dangling.rego`: not a regular file"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::remove_file(d.join("pol/dangling.rego")).unwrap();
+    symlink("loop.rego", d.join("pol/loop.rego")).unwrap();
+    let o = check(&["--policy", "pol", "main.tf"], d);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(stderr(&o).contains("`pol/loop.rego`"), "{}", stderr(&o));
+    std::fs::remove_file(d.join("pol/loop.rego")).unwrap();
+
+    let deep = (0..34)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    write(
+        d,
+        &format!("pol/{deep}/deep.rego"),
+        "package gpulint.deep\n",
+    );
+    let o = check(&["--policy", "pol", "main.tf"], d);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        stderr(&o).contains("nested more than 32 folders deep"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -241,7 +241,11 @@ impl Policies {
 /// and links to folders are not followed.
 fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> {
     if depth > MAX_DEPTH {
-        return Ok(());
+        return Err(format!(
+            "the policy folder `{}` is nested more than {MAX_DEPTH} folders deep: its policies \
+             are not searched (name them with --policy, or move them up)",
+            gpulint_source::escape::escape(&dir.display().to_string())
+        ));
     }
     let entries = std::fs::read_dir(dir)
         .map_err(|e| format!("cannot read policy folder `{}`: {e}", dir.display()))?;
@@ -256,7 +260,16 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> Result<(), String> 
             if !name.starts_with('.') {
                 walk(&path, depth + 1, out)?;
             }
-        } else if name.ends_with(".rego") && path.is_file() {
+        } else if name.ends_with(".rego") {
+            // A FIFO would hang the run, a dangling link or a loop loads nothing: a policy
+            // that cannot be read is an error, as a named one is, never a silent skip.
+            if !path.is_file() {
+                return Err(format!(
+                    "cannot read policy `{}`: not a regular file (a FIFO, a device, a dangling \
+                     link or a link loop)",
+                    gpulint_source::escape::escape(&path.display().to_string())
+                ));
+            }
             out.push(path);
         }
     }
