@@ -248,10 +248,19 @@ pub fn discover(
             let root = (!follow_external_links).then(|| tree_root(path)).flatten();
             // Shared with the walker's threads-safe filter.
             let (exclude, here) = (exclude.cloned(), cwd.clone());
+            // `.gitignore` (in a git repository or not), `.ignore` and `.git/info/exclude`,
+            // read by gpulint's own bounded reader, up to the checkout's root; the global
+            // excludes (the user's own file) by the walker; none with `--no-ignore`.
+            let ignores = if respect_ignores {
+                crate::ignores::Ignores::new(path)
+            } else {
+                None
+            };
+            let (rules, walked) = (ignores.clone(), path.clone());
             let walk = ignore::WalkBuilder::new(path)
-                // `.gitignore` (in a git repository or not), `.ignore`, `.git/info/exclude`
-                // and the global excludes, unless `--no-ignore`; hidden files are read.
-                .standard_filters(respect_ignores)
+                // Hidden files are read.
+                .standard_filters(false)
+                .git_global(respect_ignores)
                 .hidden(false)
                 .require_git(false)
                 .follow_links(false)
@@ -263,7 +272,11 @@ pub fn discover(
                         (Some(ex), Some(cwd)) => ex.excludes(e.path(), cwd),
                         _ => false,
                     };
-                    e.depth() == 0 || !(skipped_dir || excluded)
+                    let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+                    let ignored = rules
+                        .as_ref()
+                        .is_some_and(|r| r.ignored(&walked, e.path(), is_dir));
+                    e.depth() == 0 || !(skipped_dir || excluded || ignored)
                 })
                 .build();
             for entry in walk {
@@ -288,6 +301,13 @@ pub fn discover(
                     Ok(_) => {}
                     Err(e) => found.notes.push(walk_error(&e, cwd.as_deref())),
                 }
+            }
+            if let Some(ignores) = ignores {
+                let mut notes = ignores
+                    .notes
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                found.notes.append(&mut notes);
             }
         } else if let Some(chart) = helm_chart(path) {
             skip_chart(chart);

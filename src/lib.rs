@@ -18,6 +18,7 @@ pub mod config;
 pub mod discover;
 pub mod exclude;
 pub mod filter;
+mod ignores;
 pub mod lint;
 mod overwrite;
 

@@ -459,3 +459,46 @@ fn no_output_overwrites_a_policy_a_var_file_or_the_baseline() {
     );
     assert_eq!(std::fs::read_to_string(d.join("b.json")).unwrap(), baseline);
 }
+
+/// Ignore files are read as every input is: a FIFO, a link to a device and a link out of
+/// the checkout are named in a note and not read (nothing hangs, nothing is echoed), and
+/// ignore files above the repository's root hide nothing, as git stops at the root.
+#[test]
+fn ignore_files_are_bounded_in_tree_and_stop_at_the_checkout_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "secret.txt", "DB_PASSWORD=hunter2\n");
+    // Above the repository: would hide every .tf file if it were honoured.
+    write(d, ".gitignore", "*.tf\n");
+    std::fs::create_dir_all(d.join("repo/.git")).unwrap();
+    write(d, "repo/a/main.tf", GPU_VM);
+    write(d, "repo/b/main.tf", GPU_VM);
+    write(d, "repo/c/main.tf", GPU_VM);
+    write(d, "repo/ok/.gitignore", "skipped.tf\n");
+    write(d, "repo/ok/skipped.tf", GPU_VM);
+    if !mkfifo(&d.join("repo/a/.gitignore")) {
+        return;
+    }
+    symlink("/dev/zero", d.join("repo/b/.ignore")).unwrap();
+    symlink("../../secret.txt", d.join("repo/c/.gitignore")).unwrap();
+
+    let o = run(&d.join("repo"), &["check", "--format", "json", "."]);
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    let mut files: Vec<String> = rule_files(&o).into_iter().map(|(_, f)| f).collect();
+    files.dedup();
+    assert_eq!(files, ["a/main.tf", "b/main.tf", "c/main.tf"], "{o:?}");
+    let notes = stderr(&o);
+    assert!(
+        notes.contains("`a/.gitignore`: not a regular file"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("`b/.ignore`: a link out of the checkout"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("`c/.gitignore`: a link out of the checkout"),
+        "{notes}"
+    );
+    assert!(!notes.contains("hunter2") && !stdout(&o).contains("hunter2"));
+}
