@@ -166,7 +166,7 @@ impl External {
 /// `dir` (the nearest folder above it with a `.git`, as `../variables.tf` shared between
 /// roots sits in the repository), else `dir` itself. Canonical; `None` when `dir` does not
 /// resolve.
-fn tree_root(dir: &Path) -> Option<PathBuf> {
+pub(crate) fn tree_root(dir: &Path) -> Option<PathBuf> {
     let dir = std::fs::canonicalize(dir).ok()?;
     let checkout = dir
         .ancestors()

@@ -34,11 +34,7 @@ impl Ignores {
     /// The rules for a walk of `dir` (as given, relative or not).
     pub fn new(dir: &Path) -> Option<Self> {
         let top = std::fs::canonicalize(dir).ok()?;
-        let checkout = top
-            .ancestors()
-            .find(|a| a.join(".git").symlink_metadata().is_ok())
-            .unwrap_or(&top)
-            .to_path_buf();
+        let checkout = crate::discover::tree_root(&top)?;
         Some(Ignores {
             top,
             checkout,

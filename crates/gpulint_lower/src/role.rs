@@ -92,12 +92,7 @@ pub fn block_role(b: &gpulint_terraform::Block<'_>, span: &gpulint_model::Span) 
 fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
     use hcl_edit::expr::Expression;
     let mut out = Vec::new();
-    for key in [
-        "user_data",
-        "metadata_startup_script",
-        "custom_data",
-        "user_data_base64",
-    ] {
+    for key in STARTUP_KEYS {
         let mut e = b.expr(key);
         while let Some(Expression::FuncCall(f)) = e {
             match f.name.name.as_str() {

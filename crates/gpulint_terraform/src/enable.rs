@@ -28,7 +28,7 @@ pub(crate) struct Enabled {
 }
 
 /// Whether a value stands for "none": what the off branch of a toggle gives.
-fn is_off(v: &hcl::Value) -> bool {
+pub(crate) fn is_off(v: &hcl::Value) -> bool {
     match v {
         hcl::Value::Null => true,
         hcl::Value::Object(m) => m.is_empty(),

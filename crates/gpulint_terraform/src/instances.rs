@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+use crate::enable::is_off;
 use gpulint_source::limits::Limit;
 use hcl_edit::Span as _;
 use hcl_edit::expr::{Expression, TraversalOperator};
@@ -332,17 +333,10 @@ fn on_branch(
     if !user_set || scope.eval(&c.cond_expr).is_some() {
         return None;
     }
-    let off = |v: &hcl::Value| match v {
-        hcl::Value::Number(n) => n.as_f64() == Some(0.0),
-        hcl::Value::Object(m) => m.is_empty(),
-        hcl::Value::Array(a) => a.is_empty(),
-        hcl::Value::Null => true,
-        _ => false,
-    };
     let (t, f) = (scope.eval(&c.true_expr), scope.eval(&c.false_expr));
     let on = match (t, f) {
-        (Some(t), Some(f)) if off(&f) && !off(&t) => t,
-        (Some(t), Some(f)) if off(&t) && !off(&f) => f,
+        (Some(t), Some(f)) if is_off(&f) && !is_off(&t) => t,
+        (Some(t), Some(f)) if is_off(&t) && !is_off(&f) => f,
         _ => return None,
     };
     let condition = c.cond_expr.to_string().trim().to_string();
