@@ -10,6 +10,7 @@ mod cost;
 mod distribution;
 mod evaluation;
 mod everyday;
+mod fit;
 mod fuzz;
 mod inputs;
 mod inspect;
