@@ -14,8 +14,9 @@ type Func = fn(FuncArgs) -> Result<Value, String>;
 
 /// Declares every function gpulint evaluates.
 pub fn declare(ctx: &mut Context<'_>) {
-    let variadic: [(&str, Func); 9] = [
+    let variadic: [(&str, Func); 10] = [
         ("coalescelist", coalescelist),
+        ("range", range),
         ("merge", merge),
         ("concat", concat),
         ("coalesce", coalesce),
@@ -463,6 +464,44 @@ fn slice(args: FuncArgs) -> Result<Value, String> {
     Ok(Value::Array(items[from..to].to_vec()))
 }
 
+/// Terraform refuses a `range` of more values than this.
+const RANGE_MAX: usize = 1024;
+
+/// `range(limit)`, `range(start, limit)`, `range(start, limit, step)`: the numbers from
+/// `start` (0) up to, not including, `limit`, by `step` (1, or -1 when `limit` is below
+/// `start`). More than [`RANGE_MAX`] values fail, as in Terraform.
+fn range(args: FuncArgs) -> Result<Value, String> {
+    let n: Vec<f64> = args.iter().map(number).collect::<Result<_, _>>()?;
+    let (start, limit, step) = match n[..] {
+        [limit] => (0.0, limit, 1.0),
+        [start, limit] => (start, limit, if limit < start { -1.0 } else { 1.0 }),
+        [start, limit, step] => (start, limit, step),
+        _ => return Err("range takes one to three numbers".into()),
+    };
+    if step == 0.0 || !step.is_finite() {
+        return Err("range step must not be zero".into());
+    }
+    let ahead = |x: f64| if step > 0.0 { x < limit } else { x > limit };
+    let mut out = Vec::new();
+    let mut x = start;
+    while ahead(x) {
+        if out.len() == RANGE_MAX {
+            return Err(format!("range makes more than {RANGE_MAX} values"));
+        }
+        #[allow(clippy::cast_possible_truncation)]
+        let value = if x.fract() == 0.0 && x.abs() < 1e15 {
+            Number::from(x as i64)
+        } else {
+            Number::from_f64(x).ok_or("range value is not a number")?
+        };
+        out.push(Value::Number(value));
+        #[allow(clippy::cast_precision_loss)]
+        let next = start + step * out.len() as f64;
+        x = next;
+    }
+    Ok(Value::Array(out))
+}
+
 fn trimspace(args: FuncArgs) -> Result<Value, String> {
     Ok(Value::String(string(&args[0])?.trim().to_string()))
 }
@@ -554,6 +593,15 @@ mod tests {
         assert_eq!(ok(r#"startswith("p5.48xlarge", "p5")"#), "true");
         assert_eq!(ok(r#"tobool("true")"#), "true");
         assert_eq!(ok("ceil(1.2) + floor(1.8) + abs(-1)"), "4");
+        assert_eq!(ok("range(3)"), "[0,1,2]");
+        assert_eq!(ok("range(1, 4)"), "[1,2,3]");
+        assert_eq!(ok("range(4, 1)"), "[4,3,2]");
+        assert_eq!(ok("range(0, 1, 0.5)"), "[0,0.5]");
+        assert_eq!(ok("range(0)"), "[]");
+        assert!(eval("range(1, 2, 0)").is_err());
+        // Terraform refuses more than 1,024 values; so does gpulint, without making them.
+        assert_eq!(ok("length(range(1024))"), "1024");
+        assert!(eval("range(1e12)").is_err());
     }
 
     #[test]
