@@ -74,6 +74,9 @@ pub(crate) fn flip(
                 *node = on;
                 self.flipped.push(toggle);
             }
+            if let Expression::ForExpr(f) = node {
+                self.entries_on(f);
+            }
             visit_expr_mut(self, node);
             self.depth -= 1;
         }
@@ -95,8 +98,48 @@ pub(crate) fn flip(
             }
             Some((other.clone(), Toggled::new(condition, (self.at)(node))))
         }
+
+        /// `[for g in var.groups : g if g.enable]`: an entry written out in full and
+        /// switched off by a flag of its own (`enable = false`) is an entry a user switches
+        /// on. Each part of the filter that is a bare flag of the entry (`g.enable`,
+        /// `g.gpu.enabled`, joined by `&&`), false for some entry, reads as `true`; the
+        /// rest of the filter (`lower(g.os) == "linux"`) still holds.
+        fn entries_on(&mut self, f: &mut hcl_edit::expr::ForExpr) {
+            let Some(cond) = f.cond.as_mut() else { return };
+            let Some(entries) = self.scope.eval(&f.intro.collection_expr) else {
+                return;
+            };
+            let entries: Vec<&hcl::Value> = match &entries {
+                hcl::Value::Array(items) => items.iter().collect(),
+                hcl::Value::Object(m) => m.values().collect(),
+                _ => return,
+            };
+            let entry = f.intro.value_var.as_str().to_string();
+            let mut flags = Vec::new();
+            flags_of(&mut cond.expr, &entry, &mut flags, 0);
+            for flag in flags {
+                let Some(path) = flag_path(flag, &entry) else {
+                    continue;
+                };
+                let off = |v: &hcl::Value| {
+                    path.iter()
+                        .try_fold(v, |v, k| match v {
+                            hcl::Value::Object(m) => m.get(k.as_str()),
+                            _ => None,
+                        })
+                        .is_some_and(|v| *v == hcl::Value::Bool(false))
+                };
+                if !entries.iter().any(|v| off(v)) {
+                    continue;
+                }
+                let condition = flag.to_string().trim().to_string();
+                self.flipped
+                    .push(Toggled::for_entry(condition, (self.at)(flag)));
+                *flag = Expression::Bool(true.into());
+            }
+        }
     }
-    if !has_conditional(expr) {
+    if !has_toggle(expr) {
         return None;
     }
     let mut out = expr.clone();
@@ -110,23 +153,70 @@ pub(crate) fn flip(
     (!f.flipped.is_empty()).then_some((out, f.flipped))
 }
 
-/// Whether a conditional is written anywhere in `expr`: the cheap test before a copy.
-fn has_conditional(expr: &Expression) -> bool {
+/// The parts of a `for` filter joined by `&&` (a bare `a && b && c`, in parentheses or
+/// not) that read only the entry's own attributes (`g.enable`).
+fn flags_of<'e>(
+    e: &'e mut Expression,
+    entry: &str,
+    out: &mut Vec<&'e mut Expression>,
+    depth: usize,
+) {
+    use hcl_edit::expr::BinaryOperator;
+    if depth > 32 {
+        return;
+    }
+    if flag_path(e, entry).is_some() {
+        out.push(e);
+        return;
+    }
+    match e {
+        Expression::BinaryOp(b) if *b.operator.value() == BinaryOperator::And => {
+            flags_of(&mut b.lhs_expr, entry, out, depth + 1);
+            flags_of(&mut b.rhs_expr, entry, out, depth + 1);
+        }
+        Expression::Parenthesis(p) => flags_of(p.inner_mut(), entry, out, depth + 1),
+        _ => {}
+    }
+}
+
+/// The attribute path of `entry.a.b`, when `e` is written as that and nothing else.
+fn flag_path(e: &Expression, entry: &str) -> Option<Vec<String>> {
+    let Expression::Traversal(t) = e else {
+        return None;
+    };
+    if !matches!(&t.expr, Expression::Variable(v) if v.as_str() == entry) {
+        return None;
+    }
+    t.operators
+        .iter()
+        .map(|op| match op.value() {
+            hcl_edit::expr::TraversalOperator::GetAttr(k) => Some(k.as_str().to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a conditional or a `for` filter is written anywhere in `expr`: the cheap test
+/// before a copy.
+fn has_toggle(expr: &Expression) -> bool {
     struct Find(bool);
     impl hcl_edit::visit::Visit for Find {
         fn visit_expr(&mut self, node: &Expression) {
             if self.0 {
                 return;
             }
-            if matches!(node, Expression::Conditional(_)) {
+            if matches!(node, Expression::Conditional(_))
+                || matches!(node, Expression::ForExpr(f) if f.cond.is_some())
+            {
                 self.0 = true;
                 return;
             }
             hcl_edit::visit::visit_expr(self, node);
         }
     }
+    // The root too: `for_each = { for g in var.groups : … if g.enable }`.
     let mut f = Find(false);
-    hcl_edit::visit::visit_expr(&mut f, expr);
+    hcl_edit::visit::Visit::visit_expr(&mut f, expr);
     f.0
 }
 
@@ -140,7 +230,7 @@ pub(crate) fn locals(
     deps: impl Fn(&Expression) -> Vec<usize>,
     known: &hcl::Map<String, hcl::Value>,
 ) -> Option<Enabled> {
-    if !order.iter().any(|&i| has_conditional(defs[i].1)) {
+    if !order.iter().any(|&i| has_toggle(defs[i].1)) {
         return None;
     }
     let mut flips: HashMap<String, Vec<Toggled>> = HashMap::new();

@@ -170,6 +170,27 @@ pub(crate) fn expand<'a>(
             value = Some(v);
             toggled = Some(t);
         }
+        // Entries a user switches on (`if g.enable`, `merge(local.cpu, var.gpu ?
+        // local.gpu : {})`, through locals too) are read on beside those on as written;
+        // the caveat is theirs alone.
+        if toggled.is_none()
+            && let Some(hcl::Value::Object(written)) = &value
+            && let Some((on, on_scope, mut t)) =
+                crate::enable::switched_on(scope, &each.value, &|e| span_in(file, e))
+            && let Some(hcl::Value::Object(all)) = on_scope.eval_in(&on, file)
+        {
+            let mut both = written.clone();
+            for (k, v) in all {
+                if !both.contains_key(&k) {
+                    t.keys.push(k.clone());
+                    both.insert(k, v);
+                }
+            }
+            if !t.keys.is_empty() {
+                value = Some(hcl::Value::Object(both));
+                toggled = Some(t);
+            }
+        }
         let items: Vec<(String, hcl::Value)> = match value {
             Some(hcl::Value::Object(map)) => map.into_iter().collect(),
             // A set of strings: each.key and each.value are the string.
@@ -216,6 +237,11 @@ pub struct Toggled {
     /// The condition could not be evaluated (a variable with no value, a data source): the
     /// block is read as when it holds, not as off by default.
     unknown: bool,
+    /// The condition is an entry's own flag in a `for` filter (`g.enable`): the entry is
+    /// read as switched on.
+    entry: bool,
+    /// The instances (`for_each` keys) only the toggle makes; empty: all of them.
+    keys: Vec<String>,
 }
 
 impl Toggled {
@@ -224,17 +250,43 @@ impl Toggled {
             condition,
             span,
             unknown: false,
+            entry: false,
+            keys: Vec::new(),
+        }
+    }
+
+    /// An entry's own flag in a `for` filter (`g.enable`), false for some entry.
+    pub(crate) fn for_entry(condition: String, span: gpulint_model::Span) -> Self {
+        Toggled {
+            entry: true,
+            ..Toggled::new(condition, span)
         }
     }
 
     /// Records the toggle for the block at `subject` (its address without instance key),
     /// written in the module of `files`; `call`: the block is a module call.
     pub fn record(self, subject: String, files: Vec<gpulint_source::FileId>, call: bool) {
+        if !self.keys.is_empty() {
+            for key in &self.keys {
+                let one = Toggled {
+                    keys: Vec::new(),
+                    ..self.clone()
+                };
+                one.record(format!("{subject}[\"{key}\"]"), files.clone(), call);
+            }
+            return;
+        }
         crate::eval::record_caveat(gpulint_model::Caveat {
             subject,
             files,
             inside_calls: call,
-            note: if self.unknown {
+            note: if self.entry {
+                format!(
+                    "when its entry is switched on: `{}` turns entries off, and gpulint \
+                     reads each as on",
+                    self.condition
+                )
+            } else if self.unknown {
                 format!(
                     "when `{}` holds: gpulint cannot evaluate it, and reads the branch that \
                      makes it",
@@ -243,7 +295,9 @@ impl Toggled {
             } else {
                 format!("when enabled: off by default through `{}`", self.condition)
             },
-            label: if self.unknown {
+            label: if self.entry {
+                format!("entries switched off by `{}`", self.condition)
+            } else if self.unknown {
                 format!("read as when `{}` holds", self.condition)
             } else {
                 format!("off by default: `{}`", self.condition)
