@@ -559,6 +559,7 @@ pub(super) fn add_provenance(
         let leaf = gpulint_diagnostics::Leaf {
             key: l.key.to_string(),
             within: l.within.map(str::to_string),
+            under: l.under.map(str::to_string),
         };
         Some((leaf, true))
     };
@@ -593,6 +594,7 @@ pub(super) fn add_provenance(
         let leaf = Leaf {
             key: &wanted.key,
             within: wanted.within.as_deref(),
+            under: wanted.under.as_deref(),
         };
         let Some(r) = provenance::trace(db, &mut trees, origins, &f.subject, &at, leaf, each)
         else {

@@ -151,6 +151,8 @@ pub struct Finding {
 pub struct Leaf {
     pub key: String,
     pub within: Option<String>,
+    /// The key of the object that holds `key` (`machine` of `machine.count`).
+    pub under: Option<String>,
 }
 
 /// What capacity a finding flags costs while it stays up: list price, with its basis.

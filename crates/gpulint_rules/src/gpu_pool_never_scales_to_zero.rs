@@ -117,6 +117,7 @@ impl Rule for GpuPoolNeverScalesToZero {
                 f.leaf = Some(gpulint_diagnostics::Leaf {
                     key: input.key.to_string(),
                     within: input.within.as_ref().map(ToString::to_string),
+                    under: None,
                 });
             }
         }

@@ -31,6 +31,9 @@ const MAX_PLACES: usize = 64;
 pub struct Leaf<'a> {
     pub key: &'a str,
     pub within: Option<&'a str>,
+    /// The key of the object that holds `key`, when the value was read through one
+    /// (`each.value.machine.count`: `machine`).
+    pub under: Option<&'a str>,
 }
 
 /// Parsed files, each parsed once for all findings.
@@ -60,20 +63,25 @@ impl Trees {
 }
 
 /// The key and entry a finding's value was read as, when its span is
-/// `each.value.KEY` (or `each.value["KEY"]`): the entry is the instance's key in the
-/// subject (`…aws_eks_node_group.gpu["a100"]`).
+/// `each.value.KEY` (or `each.value["KEY"]`, or `each.value.machine.KEY` through nested
+/// objects): the entry is the instance's key in the subject
+/// (`…aws_eks_node_group.gpu["a100"]`).
 pub fn each_value_leaf<'s>(text: &'s str, subject: &'s str) -> Option<Leaf<'s>> {
     let rest = text.trim().strip_prefix("each.value")?;
-    let key = rest
+    let path = rest
         .strip_prefix('.')
         .or_else(|| rest.strip_prefix("[\"").and_then(|r| r.strip_suffix("\"]")))?;
-    if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+    let name = |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let mut keys = path.split('.');
+    let key = keys.next_back()?;
+    let under = keys.next_back();
+    if !name(key) || !under.is_none_or(name) || !keys.all(name) {
         return None;
     }
     let within = subject
         .strip_suffix("\"]")
         .and_then(|s| s.rfind("[\"").map(|i| &s[i + 2..]));
-    Some(Leaf { key, within })
+    Some(Leaf { key, within, under })
 }
 
 /// Where `leaf` was written, starting from the expression at `at` (read by a finding
@@ -115,7 +123,7 @@ pub fn trace(
             continue;
         };
         let mut hits = Vec::new();
-        literal_keys(expr, leaf, None, &mut hits, 0);
+        literal_keys(expr, leaf, (None, false), &mut hits, 0);
         for (span, is_named) in hits {
             if is_named {
                 named.push((file, span));
@@ -300,42 +308,48 @@ fn references(e: &Expression, out: &mut Vec<(Root, String)>, depth: usize) {
 fn literal_keys(
     e: &Expression,
     leaf: Leaf<'_>,
-    entry: Option<&str>,
+    (entry, named_above): (Option<&str>, bool),
     out: &mut Vec<(Range<usize>, bool)>,
     depth: usize,
 ) {
     if depth > MAX_DEPTH {
         return;
     }
+    let at = (entry, named_above);
     match e {
         Expression::Object(o) => {
-            let named = leaf.within.is_some_and(|w| {
-                entry == Some(w)
-                    || o.iter()
-                        .any(|(_, v)| matches!(v.expr(), Expression::String(s) if s.as_str() == w))
-            });
+            // The entry's own object, or one nested in it (`machine = { count = 3 }`).
+            let named = named_above
+                || leaf.within.is_some_and(|w| {
+                    entry == Some(w)
+                        || o.iter().any(
+                            |(_, v)| matches!(v.expr(), Expression::String(s) if s.as_str() == w),
+                        )
+                });
+            let holds = leaf.under.is_none_or(|u| entry == Some(u));
             for (k, v) in o {
                 let name = key_name(k);
                 if name == Some(leaf.key)
+                    && holds
                     && let Some(r) = k.span().zip(v.expr().span()).map(|(k, v)| k.start..v.end)
                 {
                     out.push((r, named));
                 } else {
-                    literal_keys(v.expr(), leaf, name, out, depth + 1);
+                    literal_keys(v.expr(), leaf, (name, named), out, depth + 1);
                 }
             }
         }
         Expression::Array(a) => a
             .iter()
-            .for_each(|x| literal_keys(x, leaf, None, out, depth + 1)),
-        Expression::Parenthesis(p) => literal_keys(p.inner(), leaf, entry, out, depth + 1),
+            .for_each(|x| literal_keys(x, leaf, (None, named_above), out, depth + 1)),
+        Expression::Parenthesis(p) => literal_keys(p.inner(), leaf, at, out, depth + 1),
         Expression::FuncCall(f) => f
             .args
             .iter()
-            .for_each(|x| literal_keys(x, leaf, entry, out, depth + 1)),
+            .for_each(|x| literal_keys(x, leaf, at, out, depth + 1)),
         Expression::Conditional(c) => {
-            literal_keys(&c.true_expr, leaf, entry, out, depth + 1);
-            literal_keys(&c.false_expr, leaf, entry, out, depth + 1);
+            literal_keys(&c.true_expr, leaf, at, out, depth + 1);
+            literal_keys(&c.false_expr, leaf, at, out, depth + 1);
         }
         _ => {}
     }
@@ -353,5 +367,13 @@ mod tests {
         assert_eq!((l.key, l.within), ("min", None));
         assert!(each_value_leaf("each.key", "x").is_none());
         assert!(each_value_leaf("var.min", "x").is_none());
+        // Through nested objects: the key and the object that holds it.
+        let l = each_value_leaf("each.value.machine.count", "vmss.c[\"h100\"]").unwrap();
+        assert_eq!(
+            (l.key, l.within, l.under),
+            ("count", Some("h100"), Some("machine"))
+        );
+        assert!(each_value_leaf("each.value.machine[0].count", "x").is_none());
+        assert!(each_value_leaf("each.value.machine..count", "x").is_none());
     }
 }
