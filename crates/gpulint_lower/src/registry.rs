@@ -24,33 +24,60 @@ use gpulint_model::{
 };
 use gpulint_terraform::{Block, Call};
 
-/// Lowers a call of a module gpulint knows; any other source adds nothing.
-pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
-    let Some((module, sub)) = registry_address(source) else {
-        by_inputs(call, source, inv);
-        return;
-    };
-    match (module.as_str(), sub.as_str()) {
-        ("terraform-aws-modules/eks/aws", "") => eks(call, inv),
+/// The modules gpulint reads by their contract.
+enum Known {
+    Eks,
+    /// The EKS module's node-group submodule; `true`: self-managed.
+    EksGroup(bool),
+    Gke,
+    Ec2Instance,
+    Aks,
+    FabricNodepool,
+}
+
+fn known(source: &str) -> Option<Known> {
+    let (module, sub) = registry_address(source)?;
+    Some(match (module.as_str(), sub.as_str()) {
+        ("terraform-aws-modules/eks/aws", "") => Known::Eks,
         ("terraform-aws-modules/eks/aws", "modules/eks-managed-node-group") => {
-            let c = eks_group(&call.block, call.path.clone(), call.name, false);
-            inv.capacity.push(c);
+            Known::EksGroup(false)
         }
         ("terraform-aws-modules/eks/aws", "modules/self-managed-node-group") => {
-            let c = eks_group(&call.block, call.path.clone(), call.name, true);
-            inv.capacity.push(c);
+            Known::EksGroup(true)
         }
         ("terraform-google-modules/kubernetes-engine/google", sub)
             if !sub.contains("autopilot") =>
         {
-            gke(call, inv);
+            Known::Gke
         }
-        ("terraform-aws-modules/ec2-instance/aws", "") => inv.capacity.push(ec2_instance(call)),
-        ("azure/aks/azurerm", "") => aks(call, inv),
+        ("terraform-aws-modules/ec2-instance/aws", "") => Known::Ec2Instance,
+        ("azure/aks/azurerm", "") => Known::Aks,
         ("googlecloudplatform/cloud-foundation-fabric", "modules/gke-nodepool") => {
-            inv.capacity.push(fabric_nodepool(call));
+            Known::FabricNodepool
         }
-        _ => by_inputs(call, source, inv),
+        _ => return None,
+    })
+}
+
+/// Whether gpulint reads a call of `source` by the module's contract (the EKS, GKE and AKS
+/// modules, …): such a call is read so, also inside the repository that publishes it.
+pub fn knows(source: &str) -> bool {
+    known(source).is_some()
+}
+
+/// Lowers a call of a module gpulint knows; any other source adds nothing.
+pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
+    match known(source) {
+        Some(Known::Eks) => eks(call, inv),
+        Some(Known::EksGroup(self_managed)) => {
+            let c = eks_group(&call.block, call.path.clone(), call.name, self_managed);
+            inv.capacity.push(c);
+        }
+        Some(Known::Gke) => gke(call, inv),
+        Some(Known::Ec2Instance) => inv.capacity.push(ec2_instance(call)),
+        Some(Known::Aks) => aks(call, inv),
+        Some(Known::FabricNodepool) => inv.capacity.push(fabric_nodepool(call)),
+        None => by_inputs(call, source, inv),
     }
 }
 
