@@ -90,6 +90,9 @@ pub struct Gpu {
     pub mig: Option<u8>,
     #[serde(default)]
     pub mig_profiles: Vec<String>,
+    /// The GPU this one is a fixed share of (a vGPU partition that a machine type holds,
+    /// `a10` for a sixth of an A10); absent for a whole GPU.
+    pub partition_of: Option<String>,
     pub source: String,
     pub confidence: Confidence,
 }
@@ -349,6 +352,13 @@ impl Catalog {
                     .into());
                 }
             }
+        }
+        if let Some(gpu) = gpus.iter().find(|g| {
+            g.partition_of
+                .as_ref()
+                .is_some_and(|whole| !gpu_by_name.contains_key(&whole.to_ascii_lowercase()))
+        }) {
+            return Err(format!("gpus.toml: {}: `partition_of` names no GPU", gpu.id).into());
         }
         let mut instances = Vec::new();
         let mut accelerators = Vec::new();

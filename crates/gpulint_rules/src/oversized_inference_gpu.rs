@@ -61,9 +61,20 @@ impl Rule for OversizedInferenceGpu {
                     .filter(|(_, b)| budget(*b) >= need)
                     .min_by_key(|(_, b)| *b)
                     .map(|(p, _)| format!("a {p} MIG slice of this GPU"));
-                // Suggest only GPUs a cloud offers, at most one generation older.
+                // Suggest only GPUs a cloud offers, at most one generation older: the pod's
+                // cloud's when known; a share of a GPU (a vGPU partition) only then.
                 let cat = catalog();
                 let floor = cat.generation(gpu).saturating_sub(1);
+                let cloud = pod_gpu_hour(model, pod)
+                    .filter(|h| h.cloud_known)
+                    .map(|h| h.provider);
+                let offered = |g: &Gpu| {
+                    (g.partition_of.is_none() || cloud.is_some())
+                        && cat
+                            .instances
+                            .iter()
+                            .any(|i| i.gpu.id == g.id && cloud.is_none_or(|p| i.provider == p))
+                };
                 let smaller_gpu = cat
                     .gpus
                     .iter()
@@ -72,7 +83,7 @@ impl Rule for OversizedInferenceGpu {
                             && budget(g.usable_bytes()) >= need
                     })
                     .filter(|g| g.confidence != Confidence::U && cat.generation(g) >= floor)
-                    .filter(|g| cat.instances.iter().any(|i| i.gpu.id == g.id))
+                    .filter(|g| offered(g))
                     .min_by_key(|g| g.usable_bytes());
                 let smaller = smaller_gpu.map(|g| {
                     format!(
