@@ -531,6 +531,10 @@ fn same_repository_folder(dir: &std::path::Path, source: &str) -> Option<std::pa
     })
 }
 
+/// A value a finding reads, to trace: where it is read, its key and entry, and whether it
+/// reads `each.value`.
+type Traced = (gpulint_model::Span, gpulint_diagnostics::Leaf, bool);
+
 /// For findings whose value travelled in an object (a module input's entry, a
 /// `for_each` item read as `each.value.KEY`), where that key was written: the line to
 /// change, as a related location. Only the files of the module instances those findings
@@ -541,32 +545,51 @@ pub(super) fn add_provenance(
     found: &mut [Finding],
 ) -> Result<(), String> {
     use gpulint_terraform::provenance::{self, Leaf, Trees};
-    // The key and entry, and whether the span reads `each.value`.
-    let leaf_of = |db: &SourceDb, f: &Finding| -> Option<(gpulint_diagnostics::Leaf, bool)> {
-        if let Some(l) = &f.leaf {
-            return Some((l.clone(), false));
-        }
-        let file = db.get(f.primary.file);
-        if !file.is_loaded() {
-            return None;
-        }
-        let text = f
-            .primary
-            .span
-            .as_ref()
-            .and_then(|r| file.text().get(r.clone()))?;
-        let l = provenance::each_value_leaf(text, &f.subject)?;
-        let leaf = gpulint_diagnostics::Leaf {
-            key: l.key.to_string(),
-            within: l.within.map(str::to_string),
-            under: l.under.map(str::to_string),
+    // Where each traced value is read, its key and entry, and whether it reads
+    // `each.value`: the primary (or the leaf a rule set), and each secondary label that
+    // reads `each.value.KEY` (the machine type a finding names).
+    let leaves_of = |db: &SourceDb, f: &Finding| {
+        let mut out: Vec<Traced> = Vec::new();
+        let file_of = |l: &crate::finding::Label| -> Option<(gpulint_model::Span, &str)> {
+            let file = db.get(l.file);
+            let range = l.span.clone()?;
+            let text = file.is_loaded().then(|| file.text().get(range.clone()))??;
+            Some((gpulint_model::Span::new(l.file, range), text))
         };
-        Some((leaf, true))
+        let each_leaf = |text: &str| {
+            provenance::each_value_leaf(text, &f.subject).map(|l| gpulint_diagnostics::Leaf {
+                key: l.key.to_string(),
+                within: l.within.map(str::to_string),
+                under: l.under.map(str::to_string),
+            })
+        };
+        if let Some(l) = &f.leaf {
+            if let Some(range) = f.primary.span.clone() {
+                out.push((
+                    gpulint_model::Span::new(f.primary.file, range),
+                    l.clone(),
+                    false,
+                ));
+            }
+        } else if let Some((at, text)) = file_of(&f.primary)
+            && let Some(l) = each_leaf(text)
+        {
+            out.push((at, l, true));
+        }
+        for label in &f.secondary {
+            if let Some((at, text)) = file_of(label)
+                && let Some(l) = each_leaf(text)
+            {
+                out.push((at, l, true));
+            }
+        }
+        out
     };
-    let wanted: Vec<(usize, (gpulint_diagnostics::Leaf, bool))> = found
+    let wanted: Vec<(usize, Vec<Traced>)> = found
         .iter()
         .enumerate()
-        .filter_map(|(i, f)| Some((i, leaf_of(db, f)?)))
+        .map(|(i, f)| (i, leaves_of(db, f)))
+        .filter(|(_, l)| !l.is_empty())
         .collect();
     if wanted.is_empty() {
         return Ok(());
@@ -585,25 +608,23 @@ pub(super) fn add_provenance(
         .flat_map(|i| i.vars.places().iter().map(|r| r.span.file));
     reload(db, files.chain(set).collect::<Vec<_>>())?;
     let mut trees = Trees::default();
-    for (i, (wanted, each)) in wanted {
+    for (i, leaves) in wanted {
         let f = &mut found[i];
-        let Some(range) = f.primary.span.clone() else {
-            continue;
-        };
-        let at = gpulint_model::Span::new(f.primary.file, range);
-        let leaf = Leaf {
-            key: &wanted.key,
-            within: wanted.within.as_deref(),
-            under: wanted.under.as_deref(),
-        };
-        let Some(r) = provenance::trace(db, &mut trees, origins, &f.subject, &at, leaf, each)
-        else {
-            continue;
-        };
-        let label = crate::finding::Label::new(r.span.file, Some(r.span.range()), &*r.message);
-        let is_primary = label.file == f.primary.file && label.span == f.primary.span;
-        if !is_primary && !f.related.contains(&label) {
-            f.related.push(label);
+        for (at, wanted, each) in leaves {
+            let leaf = Leaf {
+                key: &wanted.key,
+                within: wanted.within.as_deref(),
+                under: wanted.under.as_deref(),
+            };
+            let Some(r) = provenance::trace(db, &mut trees, origins, &f.subject, &at, leaf, each)
+            else {
+                continue;
+            };
+            let label = crate::finding::Label::new(r.span.file, Some(r.span.range()), &*r.message);
+            let is_primary = label.file == f.primary.file && label.span == f.primary.span;
+            if !is_primary && !f.related.contains(&label) {
+                f.related.push(label);
+            }
         }
     }
     Ok(())

@@ -109,6 +109,13 @@ pub fn trace(
     let mut seen: HashSet<(FileId, Range<usize>)> = HashSet::new();
     let mut found: Vec<(FileId, Range<usize>)> = Vec::new();
     let mut named: Vec<(FileId, Range<usize>)> = Vec::new();
+    // An instance key made of the entry's name and a count (`"${ws.name}${i}"`: `render0`
+    // of the entry `render`): the entry, when none is named as the key is.
+    let counted = leaf.within.and_then(counted_name).map(|base| Leaf {
+        within: Some(base),
+        ..leaf
+    });
+    let mut named_counted: Vec<(FileId, Range<usize>)> = Vec::new();
     let mut i = 0;
     while i < queue.len() && i < MAX_PLACES {
         let (file, range) = queue[i].clone();
@@ -130,6 +137,11 @@ pub fn trace(
             } else {
                 found.push((file, span));
             }
+        }
+        if let Some(counted) = counted {
+            let mut hits = Vec::new();
+            literal_keys(expr, counted, (None, false), &mut hits, 0);
+            named_counted.extend(hits.into_iter().filter(|h| h.1).map(|h| (file, h.0)));
         }
         // What the expression refers to, in the module instance whose files hold it.
         let Some(instance) = instances
@@ -165,11 +177,12 @@ pub fn trace(
         let first = places.first()?;
         places.iter().all(|p| p == first).then(|| first.clone())
     };
-    let (file, range) = match leaf.within {
-        Some(_) if !named.is_empty() => named.first().cloned()?,
-        _ => pick(&found)?,
+    let (entry, (file, range)) = match (leaf.within, counted) {
+        (Some(w), _) if !named.is_empty() => (Some(w), named.first().cloned()?),
+        (_, Some(c)) if !named_counted.is_empty() => (c.within, pick(&named_counted)?),
+        (w, _) => (w, pick(&found)?),
     };
-    let message = match leaf.within {
+    let message = match entry {
         Some(w) => format!("`{}` of `{w}` is set here", leaf.key),
         None => format!("`{}` is set here", leaf.key),
     };
@@ -177,6 +190,16 @@ pub fn trace(
         span: Span::new(file, range),
         message: message.into(),
     })
+}
+
+/// The name before a count that ends an instance key (`render0`, `render-1`: `render`).
+fn counted_name(key: &str) -> Option<&str> {
+    let base = key.trim_end_matches(|c: char| c.is_ascii_digit());
+    if base.len() == key.len() {
+        return None;
+    }
+    let base = base.strip_suffix(['-', '_']).unwrap_or(base);
+    (!base.is_empty()).then_some(base)
 }
 
 enum Root {
@@ -375,5 +398,14 @@ mod tests {
         );
         assert!(each_value_leaf("each.value.machine[0].count", "x").is_none());
         assert!(each_value_leaf("each.value.machine..count", "x").is_none());
+    }
+
+    #[test]
+    fn a_count_after_a_name_is_the_entry() {
+        use super::counted_name;
+        assert_eq!(counted_name("render0"), Some("render"));
+        assert_eq!(counted_name("render-12"), Some("render"));
+        assert_eq!(counted_name("render"), None);
+        assert_eq!(counted_name("42"), None);
     }
 }
