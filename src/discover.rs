@@ -177,9 +177,33 @@ pub(crate) fn tree_root(dir: &Path) -> Option<PathBuf> {
 
 /// Does the link at `path`, found in `root` (canonical), lead outside it? A link that does
 /// not resolve is kept: reading it gives a finding that says why, and no content.
+///
+/// Outside a Git checkout (an exported tree, a Terraform Cloud upload), `root` is the
+/// folder itself, and roots share their Terraform by links above it (`variables.tf ->
+/// ../variables.tf`): a link from a `.tf` file to a `.tf` file inside the working folder is
+/// read too. Any other link (to YAML, to a tfvars file that may hold secrets, to a file
+/// named otherwise) stays bounded by the folder.
 fn leads_outside(path: &Path, root: Option<&Path>) -> bool {
     let Some(root) = root else { return false };
-    std::fs::canonicalize(path).is_ok_and(|target| !target.starts_with(root))
+    let Ok(target) = std::fs::canonicalize(path) else {
+        return false;
+    };
+    if target.starts_with(root) {
+        return false;
+    }
+    let terraform = |p: &Path| p.extension().is_some_and(|e| e == "tf");
+    // `root` is the checkout when there is one.
+    let in_checkout = root.join(".git").symlink_metadata().is_ok();
+    !(terraform(path) && terraform(&target) && !in_checkout && in_working_folder(&target))
+}
+
+/// Whether `target` (canonical) lies in the folder gpulint runs in, when that folder is a
+/// project's: never the file system's root or the home folder.
+fn in_working_folder(target: &Path) -> bool {
+    let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
+    std::env::current_dir()
+        .and_then(std::fs::canonicalize)
+        .is_ok_and(|c| c.parent().is_some() && Some(&c) != home.as_ref() && target.starts_with(&c))
 }
 
 /// What discovery found, and what it skipped (for a note on stderr).

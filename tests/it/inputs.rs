@@ -75,7 +75,8 @@ fn links_that_lead_out_of_the_tree_are_not_read() {
         "{}",
         stderr(&o)
     );
-    assert!(stderr(&o).contains("`repo/root/gpu.tf`"), "{}", stderr(&o));
+    // Outside a checkout, its `.tf` link to a `.tf` in the working folder is read.
+    assert!(!stderr(&o).contains("`repo/root/gpu.tf`"), "{}", stderr(&o));
 
     // A local module's folder too.
     write(
@@ -111,6 +112,46 @@ fn links_that_lead_out_of_the_tree_are_not_read() {
         rule_files(&o),
         pairs(&[("parse-error", "repo/root/env.yaml")])
     );
+}
+
+#[test]
+fn outside_a_checkout_roots_read_the_terraform_they_link_from_above() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // An exported tree (no `.git`): a root links its GPU VM and its variables from above.
+    write(d, "tree/shared/gpu.tf", GPU_VM);
+    write(
+        d,
+        "tree/shared/env.auto.tfvars",
+        "token = \"hunter2-do-not-print\"\n",
+    );
+    write(d, "tree/env/aws/main.tf", "locals {}\n");
+    symlink("../../shared/gpu.tf", d.join("tree/env/aws/gpu.tf")).unwrap();
+    symlink(
+        "../../shared/env.auto.tfvars",
+        d.join("tree/env/aws/env.auto.tfvars"),
+    )
+    .unwrap();
+    let o = run(d, &["check", "--format", "json", "tree/env/aws"]);
+    // The `.tf` link is read under its own name; the tfvars link is not.
+    assert_eq!(
+        rule_files(&o),
+        pairs(&[("missing-auto-shutdown", "tree/env/aws/gpu.tf")])
+    );
+    assert!(!stdout(&o).contains("hunter2"));
+    assert!(
+        stderr(&o).contains("`tree/env/aws/env.auto.tfvars`"),
+        "{}",
+        stderr(&o)
+    );
+
+    // In a checkout, the checkout is the bound, whatever the link is.
+    std::fs::create_dir_all(d.join("co/.git")).unwrap();
+    write(d, "co/root/main.tf", "locals {}\n");
+    symlink("../../tree/shared/gpu.tf", d.join("co/root/gpu.tf")).unwrap();
+    let o = run(d, &["check", "--format", "json", "co/root"]);
+    assert_eq!(rule_files(&o), pairs(&[]));
+    assert!(stderr(&o).contains("`co/root/gpu.tf`"), "{}", stderr(&o));
 }
 
 #[test]
