@@ -68,12 +68,15 @@ impl Rule for OversizedInferenceGpu {
                 let cloud = pod_gpu_hour(model, pod)
                     .filter(|h| h.cloud_known)
                     .map(|h| h.provider);
+                // GCP also attaches GPUs to N1 machines (`accelerators`).
                 let offered = |g: &Gpu| {
+                    let attached = cloud.is_none_or(|p| p == gpulint_model::Provider::Gcp)
+                        && cat.accelerators.iter().any(|a| a.gpu.id == g.id);
                     (g.partition_of.is_none() || cloud.is_some())
-                        && cat
-                            .instances
-                            .iter()
-                            .any(|i| i.gpu.id == g.id && cloud.is_none_or(|p| i.provider == p))
+                        && (attached
+                            || cat.instances.iter().any(|i| {
+                                i.gpu.id == g.id && cloud.is_none_or(|p| i.provider == p)
+                            }))
                 };
                 let smaller_gpu = cat
                     .gpus
