@@ -255,10 +255,10 @@ fn a_value_from_a_var_file_is_a_related_location_in_every_format() {
     }
 }
 
-/// A pool off only by its variable's default is judged as when enabled, and the finding
-/// names the toggle; set off by a var file, it is not there at all.
+/// A pool off by its variable's default, or by a var file, is judged as when enabled, and
+/// the finding names the toggle and what switched it off.
 #[test]
-fn a_pool_off_by_default_is_judged_when_enabled_unless_a_var_file_turns_it_off() {
+fn a_pool_off_by_default_or_by_a_var_file_is_judged_when_enabled() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     crate::common::write(
@@ -293,11 +293,15 @@ fn a_pool_off_by_default_is_judged_when_enabled_unless_a_var_file_turns_it_off()
         "{f:#}"
     );
 
+    // Switched off by a variable file: still what the repository can deploy, and the
+    // finding says who switched it off.
     let report = check(&["--var-file", "off.tfvars"]);
-    assert_eq!(
-        report["findings"].as_array().unwrap().len(),
-        0,
-        "{report:#}"
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let message = findings[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("a variable file switches it off through `var.enable_gpu`"),
+        "{message}"
     );
 }
 

@@ -96,7 +96,8 @@ pub(crate) fn flip(
             if written_off(other) || !self.scope.eval(taken).as_ref().is_some_and(is_off) {
                 return None;
             }
-            Some((other.clone(), Toggled::new(condition, (self.at)(node))))
+            let toggle = Toggled::new(condition, (self.at)(node)).set_by(self.scope, node);
+            Some((other.clone(), toggle))
         }
 
         /// `[for g in var.groups : g if g.enable]`: an entry written out in full and

@@ -98,6 +98,9 @@ pub struct Scope {
     origins: Arc<Origins>,
     /// Variables that hold their default: no caller, tfvars file or argument set them.
     defaulted: Rc<HashSet<String>>,
+    /// A root module's variables that its variable files set (`terraform.tfvars`,
+    /// `*.auto.tfvars`, `--var-file`): knobs too, as a default is.
+    set_in_files: Rc<HashSet<String>>,
     /// Locals written as constants (`gpu_settings = { gpu_node_pool_count = 0 }`): knobs a
     /// user edits, as a variable's default is one a user sets.
     knobs: Rc<HashSet<String>>,
@@ -305,6 +308,7 @@ impl Scope {
             unknown: Rc::new(unknown),
             origins: Arc::default(),
             defaulted: Rc::default(),
+            set_in_files: Rc::default(),
             knobs: Rc::default(),
             from_inputs: Rc::default(),
             enabled: None,
@@ -349,6 +353,22 @@ impl Scope {
     /// Whether `var.name` holds its default.
     pub fn is_defaulted(&self, name: &str) -> bool {
         self.defaulted.contains(name)
+    }
+
+    /// Names a root module's variables that its variable files set.
+    pub fn set_in_files(&mut self, names: HashSet<String>) {
+        self.set_in_files = Rc::new(names);
+    }
+
+    /// Whether `var.name` is a knob a user sets: at its default, or set by a root module's
+    /// variable file. A value a module call passes is the caller's, not a knob.
+    pub fn is_user_knob(&self, name: &str) -> bool {
+        self.defaulted.contains(name) || self.set_in_files.contains(name)
+    }
+
+    /// Whether `var.name` was set by a root module's variable file.
+    pub fn is_set_in_files(&self, name: &str) -> bool {
+        self.set_in_files.contains(name)
     }
 
     /// Sets where each variable's value was set, and gives it back to be recorded.
@@ -396,6 +416,7 @@ impl Scope {
             unknown: Rc::clone(&self.unknown),
             origins: Arc::clone(&self.origins),
             defaulted: Rc::clone(&self.defaulted),
+            set_in_files: Rc::clone(&self.set_in_files),
             knobs: Rc::clone(&self.knobs),
             from_inputs: Rc::clone(&self.from_inputs),
             enabled: self.enabled.clone(),

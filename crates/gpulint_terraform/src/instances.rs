@@ -242,6 +242,8 @@ pub struct Toggled {
     entry: bool,
     /// The instances (`for_each` keys) only the toggle makes; empty: all of them.
     keys: Vec<String>,
+    /// A variable file of the root sets the condition off, not a default.
+    in_files: bool,
 }
 
 impl Toggled {
@@ -252,7 +254,19 @@ impl Toggled {
             unknown: false,
             entry: false,
             keys: Vec::new(),
+            in_files: false,
         }
+    }
+
+    /// Notes whether the condition of `cond ? a : b` (`expr`) is off as a variable file
+    /// sets it, rather than by default.
+    pub(crate) fn set_by(mut self, scope: &Scope, expr: &Expression) -> Self {
+        if let Expression::Conditional(c) = expr {
+            self.in_files = roots(&c.cond_expr).iter().any(|(root, attr)| {
+                root == "var" && attr.as_deref().is_some_and(|a| scope.is_set_in_files(a))
+            });
+        }
+        self
     }
 
     /// An entry's own flag in a `for` filter (`g.enable`), false for some entry.
@@ -292,6 +306,11 @@ impl Toggled {
                      makes it",
                     self.condition
                 )
+            } else if self.in_files {
+                format!(
+                    "when enabled: a variable file switches it off through `{}`",
+                    self.condition
+                )
             } else {
                 format!("when enabled: off by default through `{}`", self.condition)
             },
@@ -299,6 +318,8 @@ impl Toggled {
                 format!("entries switched off by `{}`", self.condition)
             } else if self.unknown {
                 format!("read as when `{}` holds", self.condition)
+            } else if self.in_files {
+                format!("switched off by a variable file: `{}`", self.condition)
             } else {
                 format!("off by default: `{}`", self.condition)
             },
@@ -358,7 +379,8 @@ fn other_branch(
 ) -> Option<(hcl::Value, Toggled)> {
     let (other, condition) = untaken(scope, expr, |e| scope.eval_in(e, file))?;
     let value = scope.eval_in(other, file)?;
-    Some((value, Toggled::new(condition, span_in(file, expr))))
+    let toggle = Toggled::new(condition, span_in(file, expr)).set_by(scope, expr);
+    Some((value, toggle))
 }
 
 /// For `cond ? a : b` whose condition does not evaluate for want of what a user sets (a
@@ -418,7 +440,7 @@ pub(crate) fn untaken<'e>(
     let all_knobs = knobs
         .iter()
         .all(|(root, attr)| match (root.as_str(), attr) {
-            ("var", Some(name)) => scope.is_defaulted(name),
+            ("var", Some(name)) => scope.is_user_knob(name),
             ("local", Some(name)) => scope.is_knob(name),
             _ => false,
         });
@@ -523,7 +545,7 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
         let from = roots(expr);
         let derived = !from.is_empty()
             && from.iter().all(|(root, attr)| match (root.as_str(), attr) {
-                ("var", Some(v)) => scope.is_defaulted(v),
+                ("var", Some(v)) => scope.is_user_knob(v),
                 ("local", Some(l)) => knobs.contains(l),
                 _ => false,
             });

@@ -176,6 +176,8 @@ impl<'a> Module<'a> {
         let mut declared: Vec<(String, bool, Option<&Expression>)> = Vec::new();
         let mut origins: HashMap<Arc<str>, Vec<Related>> = HashMap::new();
         let mut defaulted = HashSet::new();
+        // A root module's inputs are its variable files'.
+        let mut in_files = HashSet::new();
         for (file, block) in files
             .iter()
             .flat_map(|f| f.body.get_blocks("variable").map(move |b| (*f, b)))
@@ -222,6 +224,9 @@ impl<'a> Module<'a> {
                 Input::Known(v) => {
                     unknown.remove(&format!("var.{name}"));
                     defaulted.remove(&name);
+                    if prefix.is_empty() {
+                        in_files.insert(name.clone());
+                    }
                     origins.insert(intern(&name), set);
                     vars.insert(name, v);
                 }
@@ -241,6 +246,7 @@ impl<'a> Module<'a> {
         }
         let mut scope = Scope::new(unknown);
         scope.set_defaulted(defaulted);
+        scope.set_in_files(in_files);
         scope.declare("var", hcl::Value::Object(vars));
         let vars = scope.set_origins(origins);
         crate::eval::record_instance(gpulint_model::Instance {
