@@ -99,9 +99,15 @@ impl Plan {
     }
 
     /// The fewest GPUs of one model (1, 2, 4 or 8, as machines come) that may hold the job,
-    /// with the verdict there (`tight` when the estimate cannot tell).
+    /// with the verdict there (`tight` when the estimate cannot tell). A partition of a GPU
+    /// (a fractional machine's share) comes one to a machine and does not combine.
     pub fn min_gpus(&self, gpu: &Gpu) -> Option<(u32, super::Fit)> {
-        [1, 2, 4, 8].into_iter().find_map(|n| {
+        let counts: &[u32] = if gpu.partition_of.is_some() {
+            &[1]
+        } else {
+            &[1, 2, 4, 8]
+        };
+        counts.iter().copied().find_map(|n| {
             let v = self.verdict_on(gpu, n).verdict;
             (v != super::Fit::DoesNotFit).then_some((n, v))
         })

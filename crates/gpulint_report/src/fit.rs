@@ -265,7 +265,13 @@ fn table(out: &mut String, total: &Breakdown, per_gpu: &Breakdown, training: boo
 }
 
 fn fits_on(out: &mut String, plan: &Plan) {
-    let mut gpus: Vec<_> = catalog().gpus.clone();
+    // Whole GPUs: a partition (a fractional machine's share) is asked for by name.
+    let mut gpus: Vec<_> = catalog()
+        .gpus
+        .iter()
+        .filter(|g| g.partition_of.is_none())
+        .copied()
+        .collect();
     gpus.sort_by_key(|g| (g.usable_bytes(), g.id.clone()));
     let mode = if plan.request.training.is_some() {
         "data parallel"
@@ -424,6 +430,7 @@ pub fn json(plan: &Plan) -> String {
             let fits_on: Vec<Value> = catalog()
                 .gpus
                 .iter()
+                .filter(|g| g.partition_of.is_none())
                 .filter_map(|g| {
                     plan.min_gpus(g)
                         .map(|(n, v)| json!({"gpu": g.id, "gpus": n, "verdict": v}))

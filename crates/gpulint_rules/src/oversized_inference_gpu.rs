@@ -61,8 +61,9 @@ impl Rule for OversizedInferenceGpu {
                     .filter(|(_, b)| budget(*b) >= need)
                     .min_by_key(|(_, b)| *b)
                     .map(|(p, _)| format!("a {p} MIG slice of this GPU"));
-                // Suggest only GPUs a cloud offers, at most one generation older: the pod's
-                // cloud's when known; a share of a GPU (a vGPU partition) only then.
+                // Suggest only whole GPUs a cloud offers, at most one generation older: the
+                // pod's cloud's when known. A machine's share of a GPU (a vGPU partition:
+                // g6f, NVads A10 v5, fractional G4) is no `nvidia.com/gpu` a pod requests.
                 let cat = catalog();
                 let floor = cat.generation(gpu).saturating_sub(1);
                 let cloud = pod_gpu_hour(model, pod)
@@ -72,7 +73,7 @@ impl Rule for OversizedInferenceGpu {
                 let offered = |g: &Gpu| {
                     let attached = cloud.is_none_or(|p| p == gpulint_model::Provider::Gcp)
                         && cat.accelerators.iter().any(|a| a.gpu.id == g.id);
-                    (g.partition_of.is_none() || cloud.is_some())
+                    g.partition_of.is_none()
                         && (attached
                             || cat.instances.iter().any(|i| {
                                 i.gpu.id == g.id && cloud.is_none_or(|p| i.provider == p)
