@@ -30,6 +30,7 @@ enum Known {
     /// The EKS module's node-group submodule; `true`: self-managed.
     EksGroup(bool),
     Gke,
+    EksBlueprints,
     Ec2Instance,
     Aks,
     FabricNodepool,
@@ -51,6 +52,7 @@ fn known(source: &str) -> Option<Known> {
             Known::Gke
         }
         ("terraform-aws-modules/ec2-instance/aws", "") => Known::Ec2Instance,
+        ("aws-ia/eks-blueprints/aws", "") => Known::EksBlueprints,
         ("azure/aks/azurerm", "") => Known::Aks,
         ("googlecloudplatform/cloud-foundation-fabric", "modules/gke-nodepool") => {
             Known::FabricNodepool
@@ -74,6 +76,7 @@ pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
             inv.capacity.push(c);
         }
         Some(Known::Gke) => gke(call, inv),
+        Some(Known::EksBlueprints) => node_groups(call, inv, &BLUEPRINTS_GROUPS),
         Some(Known::Ec2Instance) => inv.capacity.push(ec2_instance(call)),
         Some(Known::Aks) => aks(call, inv),
         Some(Known::FabricNodepool) => inv.capacity.push(fabric_nodepool(call)),
@@ -178,22 +181,40 @@ fn or_default(v: Value<u64>, default: u64, at: &Span) -> Value<u64> {
 }
 
 fn eks(call: &Call<'_>, inv: &mut Inventory) {
-    for (input, defaults, self_managed) in [
-        (
-            "eks_managed_node_groups",
-            "eks_managed_node_group_defaults",
-            false,
-        ),
-        (
-            "self_managed_node_groups",
-            "self_managed_node_group_defaults",
-            true,
-        ),
-    ] {
+    node_groups(call, inv, &EKS_GROUPS);
+}
+
+/// The EKS module's node-group inputs: the input, the input of its defaults, whether
+/// self-managed.
+const EKS_GROUPS: [(&str, Option<&str>, bool); 2] = [
+    (
+        "eks_managed_node_groups",
+        Some("eks_managed_node_group_defaults"),
+        false,
+    ),
+    (
+        "self_managed_node_groups",
+        Some("self_managed_node_group_defaults"),
+        true,
+    ),
+];
+
+/// EKS Blueprints v4 (`aws-ia/eks-blueprints/aws`): the same groups under its own input
+/// names (registry.terraform.io/modules/aws-ia/eks-blueprints/aws/4.32.1 inputs
+/// `managed_node_groups`, `self_managed_node_groups`: `instance_types`, `capacity_type`,
+/// `min_size`, `max_size`, `desired_size`, `ami_type`).
+const BLUEPRINTS_GROUPS: [(&str, Option<&str>, bool); 2] = [
+    ("managed_node_groups", None, false),
+    ("self_managed_node_groups", None, true),
+];
+
+/// The node groups a call gives under `inputs`, read as the EKS module reads them.
+fn node_groups(call: &Call<'_>, inv: &mut Inventory, inputs: &[(&str, Option<&str>, bool)]) {
+    for &(input, defaults, self_managed) in inputs {
         let Value::Known(groups, _) = call.block.entries(input) else {
             continue;
         };
-        let defaults = call.block.block(defaults).known().cloned();
+        let defaults = defaults.and_then(|d| call.block.block(d).known().cloned());
         let toggled = call.block.toggled_items(input);
         let groups = groups.into_iter().map(|(k, g)| (k, g, None));
         for (key, group, toggle) in
