@@ -439,7 +439,12 @@ fn multi_node_build(c: &Capacity) -> Option<Inferred<Role>> {
             format!("{fabric} set up for work across machines"),
         ));
     }
-    if let (Value::Known(Placement::Cluster, s), Some(true)) = (&c.placement, c.multi_node()) {
+    // A scale set is one placement group unless told otherwise: Azure's default for every
+    // set, not a choice (read at the set's header, where nothing placed it).
+    let chosen = |s: &Span| !(c.provider == Provider::Azure && *s == c.header);
+    if let (Value::Known(Placement::Cluster, s), Some(true)) = (&c.placement, c.multi_node())
+        && chosen(s)
+    {
         return Some(decided(
             Role::Training,
             s,
