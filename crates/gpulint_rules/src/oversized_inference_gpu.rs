@@ -75,9 +75,10 @@ impl Rule for OversizedInferenceGpu {
                         && cat.accelerators.iter().any(|a| a.gpu.id == g.id);
                     g.partition_of.is_none()
                         && (attached
-                            || cat.instances.iter().any(|i| {
-                                i.gpu.id == g.id && cloud.is_none_or(|p| i.provider == p)
-                            }))
+                            || cat
+                                .instances
+                                .iter()
+                                .any(|i| i.gpu.id == g.id && cloud.is_none_or(|p| i.provider == p)))
                 };
                 let smaller_gpu = cat
                     .gpus
