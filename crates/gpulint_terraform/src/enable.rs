@@ -102,9 +102,10 @@ pub(crate) fn flip(
 
         /// `[for g in var.groups : g if g.enable]`: an entry written out in full and
         /// switched off by a flag of its own (`enable = false`) is an entry a user switches
-        /// on. Each part of the filter that is a bare flag of the entry (`g.enable`,
-        /// `g.gpu.enabled`, joined by `&&`), false for some entry, reads as `true`; the
-        /// rest of the filter (`lower(g.os) == "linux"`) still holds.
+        /// on. Each part of the filter that is a bare flag of the entry named as a switch
+        /// (`g.enable`, `g.gpu.enabled`, joined by `&&`; see [`SWITCH_WORDS`]), false for
+        /// some entry, reads as `true`; the rest of the filter (`lower(g.os) == "linux"`,
+        /// `g.spot`) still holds.
         fn entries_on(&mut self, f: &mut hcl_edit::expr::ForExpr) {
             let Some(cond) = f.cond.as_mut() else { return };
             let Some(entries) = self.scope.eval(&f.intro.collection_expr) else {
@@ -122,6 +123,9 @@ pub(crate) fn flip(
                 let Some(path) = flag_path(flag, &entry) else {
                     continue;
                 };
+                if !path.last().is_some_and(|k| names_a_switch(k)) {
+                    continue;
+                }
                 let off = |v: &hcl::Value| {
                     path.iter()
                         .try_fold(v, |v, k| match v {
@@ -178,6 +182,17 @@ fn flags_of<'e>(
         Expression::Parenthesis(p) => flags_of(p.inner_mut(), entry, out, depth + 1),
         _ => {}
     }
+}
+
+/// Words that name an on/off switch (`enable`, `enabled`, `create_pool`, `deployed`,
+/// `isActive`): a flag named otherwise (`spot`, `gpu`, `preemptible`) sorts entries into
+/// kinds, and reading it as on would make an entry of the other kind here.
+const SWITCH_WORDS: [&str; 4] = ["enable", "create", "deploy", "active"];
+
+/// Whether an attribute's name says it switches its entry on or off.
+fn names_a_switch(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    SWITCH_WORDS.iter().any(|w| name.contains(w))
 }
 
 /// The attribute path of `entry.a.b`, when `e` is written as that and nothing else.
