@@ -286,7 +286,8 @@ impl Toggled {
                     keys: Vec::new(),
                     ..self.clone()
                 };
-                one.record(format!("{subject}[\"{key}\"]"), files.clone(), call);
+                // As instance subjects spell their keys (`Key::Name`).
+                one.record(format!("{subject}[{key:?}]"), files.clone(), call);
             }
             return;
         }
