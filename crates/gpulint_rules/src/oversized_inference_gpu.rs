@@ -4,7 +4,7 @@
 // Byte and core counts are positive and far below 2^52, where f64 is exact.
 #![allow(clippy::cast_precision_loss, clippy::cast_sign_loss)]
 
-use super::{Report, Rule, RuleContext, RuleMeta, because, pod_gpu, pod_gpu_hour, served};
+use super::{GpuHour, Report, Rule, RuleContext, RuleMeta, because, pod_gpu, pod_gpu_hour, served};
 use gpulint_diagnostics::{Category, Cost, Severity};
 use gpulint_facts::prices::usd;
 use gpulint_facts::{Confidence, Gpu, catalog};
@@ -66,9 +66,9 @@ impl Rule for OversizedInferenceGpu {
                 // g6f, NVads A10 v5, fractional G4) is no `nvidia.com/gpu` a pod requests.
                 let cat = catalog();
                 let floor = cat.generation(gpu).saturating_sub(1);
-                let cloud = pod_gpu_hour(model, pod)
-                    .filter(|h| h.cloud_known)
-                    .map(|h| h.provider);
+                // What the pod's GPU costs now, read once: its cloud, and the saving.
+                let now = pod_gpu_hour(model, pod);
+                let cloud = now.as_ref().filter(|h| h.cloud_known).map(|h| h.provider);
                 // GCP also attaches GPUs to N1 machines (`accelerators`).
                 let offered = |g: &Gpu| {
                     let attached = cloud.is_none_or(|p| p == gpulint_model::Provider::Gcp)
@@ -98,7 +98,7 @@ impl Rule for OversizedInferenceGpu {
                     )
                 });
                 // A slice has no list price; a smaller GPU's machine may.
-                let cost = smaller_gpu.and_then(|g| overspend(model, pod, g));
+                let cost = smaller_gpu.and_then(|g| overspend(now.as_ref()?, pod, g));
                 let suggestion = match (mig, smaller) {
                     (Some(m), Some(s)) => format!("{m} or an {s}"),
                     (Some(one), None) | (None, Some(one)) => one,
@@ -129,9 +129,9 @@ impl Rule for OversizedInferenceGpu {
 
 /// What serving on this GPU costs over the smaller one, an hour: each replica's GPU share
 /// of the machine it lands on, less the cheapest share of a machine of the same cloud
-/// with the smaller GPU. `None` when either is not priced or nothing is saved.
-fn overspend(model: &Inventory, pod: &PodShape, smaller: &Gpu) -> Option<Cost> {
-    let now = pod_gpu_hour(model, pod)?;
+/// with the smaller GPU. `None` when either is not priced or nothing is saved. `now`: the
+/// pod's GPU hour ([`pod_gpu_hour`]).
+fn overspend(now: &GpuHour, pod: &PodShape, smaller: &Gpu) -> Option<Cost> {
     // The smaller GPU is priced on the pod's cloud: unknown, no bound is certain.
     if !now.cloud_known {
         return None;
