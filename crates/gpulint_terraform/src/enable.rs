@@ -119,10 +119,7 @@ pub(crate) fn flip(
             let entry = f.intro.value_var.as_str().to_string();
             let mut flags = Vec::new();
             flags_of(&mut cond.expr, &entry, &mut flags, 0);
-            for flag in flags {
-                let Some(path) = flag_path(flag, &entry) else {
-                    continue;
-                };
+            for (path, flag) in flags {
                 if !path.last().is_some_and(|k| names_a_switch(k)) {
                     continue;
                 }
@@ -159,19 +156,19 @@ pub(crate) fn flip(
 }
 
 /// The parts of a `for` filter joined by `&&` (a bare `a && b && c`, in parentheses or
-/// not) that read only the entry's own attributes (`g.enable`).
+/// not) that read only the entry's own attributes (`g.enable`), each with its path.
 fn flags_of<'e>(
     e: &'e mut Expression,
     entry: &str,
-    out: &mut Vec<&'e mut Expression>,
+    out: &mut Vec<(Vec<String>, &'e mut Expression)>,
     depth: usize,
 ) {
     use hcl_edit::expr::BinaryOperator;
     if depth > 32 {
         return;
     }
-    if flag_path(e, entry).is_some() {
-        out.push(e);
+    if let Some(path) = flag_path(e, entry) {
+        out.push((path, e));
         return;
     }
     match e {

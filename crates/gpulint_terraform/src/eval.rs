@@ -543,29 +543,31 @@ pub fn unknown_marker() -> hcl::Expression {
 /// An object entry's value with each reference to nothing gpulint has ([`unknown_marker`])
 /// made [`UNKNOWN_TEXT`] where the value carries it as it is: the value itself, a branch of
 /// a conditional (`x != "" ? x : data.secret.value`), a part of a string
-/// (`"${data.net.id}/subnets/a"`), an entry, an item. The entry is then unknown only when it reads that part, and the object's
-/// other entries are kept; where the reference decides something (a condition, a
-/// comparison, arithmetic, another function) it is left to fail, as before.
-fn carry_unknown(e: &mut hcl::Expression, depth: usize) {
+/// (`"${data.net.id}/subnets/a"`), an entry, an item. The entry is then unknown only when
+/// it reads that part, and the object's other entries are kept; where the reference
+/// decides something (a condition, a comparison, arithmetic, another function) it is left
+/// to fail, as before.
+/// `marker`: [`unknown_marker`], made once by the caller.
+fn carry_unknown(e: &mut hcl::Expression, marker: &hcl::Expression, depth: usize) {
     use hcl::Expression as H;
     if depth > 64 {
         return;
     }
     let d = depth + 1;
     match e {
-        H::Variable(_) if *e == unknown_marker() => *e = H::String(UNKNOWN_TEXT.into()),
+        H::Variable(_) if e == marker => *e = H::String(UNKNOWN_TEXT.into()),
         H::Conditional(c) => {
-            carry_unknown(&mut c.true_expr, d);
-            carry_unknown(&mut c.false_expr, d);
+            carry_unknown(&mut c.true_expr, marker, d);
+            carry_unknown(&mut c.false_expr, marker, d);
         }
         // Not into other functions: unknown text where `element` or `merge` wants a list
         // or a map is an error of another kind, which would lose the whole object.
         H::FuncCall(f) if [CONCAT, ITEM].contains(&f.name.name.as_str()) => {
-            f.args.iter_mut().for_each(|a| carry_unknown(a, d));
+            f.args.iter_mut().for_each(|a| carry_unknown(a, marker, d));
         }
-        H::Object(o) => o.values_mut().for_each(|v| carry_unknown(v, d)),
-        H::Array(items) => items.iter_mut().for_each(|v| carry_unknown(v, d)),
-        H::Parenthesis(p) => carry_unknown(p, d),
+        H::Object(o) => o.values_mut().for_each(|v| carry_unknown(v, marker, d)),
+        H::Array(items) => items.iter_mut().for_each(|v| carry_unknown(v, marker, d)),
+        H::Parenthesis(p) => carry_unknown(p, marker, d),
         _ => {}
     }
 }
@@ -834,8 +836,9 @@ impl Convert<'_> {
         &self,
         mut out: hcl::Object<hcl::ObjectKey, hcl::Expression>,
     ) -> hcl::Expression {
+        let marker = unknown_marker();
         for v in out.values_mut() {
-            carry_unknown(v, 0);
+            carry_unknown(v, &marker, 0);
         }
         let object = hcl::Expression::Object(out);
         if !self.bound.is_empty() || budget::spent() {

@@ -234,16 +234,24 @@ pub(crate) enum Expansion {
 pub struct Toggled {
     condition: String,
     span: gpulint_model::Span,
-    /// The condition could not be evaluated (a variable with no value, a data source): the
-    /// block is read as when it holds, not as off by default.
-    unknown: bool,
-    /// The condition is an entry's own flag in a `for` filter (`g.enable`): the entry is
-    /// read as switched on.
-    entry: bool,
+    /// What keeps it off as written.
+    off: Off,
     /// The instances (`for_each` keys) only the toggle makes; empty: all of them.
     keys: Vec<String>,
-    /// A variable file of the root sets the condition off, not a default.
-    in_files: bool,
+}
+
+/// What keeps a toggled block off as written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Off {
+    /// The defaults of the variables (or constant locals) in its condition.
+    Default,
+    /// A variable file of the root.
+    InFiles,
+    /// Nothing known: the condition could not be evaluated (a variable with no value, a
+    /// data source), and the block is read as when it holds.
+    Unknown,
+    /// An entry's own flag in a `for` filter (`g.enable`): the entry is read as on.
+    Entry,
 }
 
 impl Toggled {
@@ -251,20 +259,20 @@ impl Toggled {
         Toggled {
             condition,
             span,
-            unknown: false,
-            entry: false,
+            off: Off::Default,
             keys: Vec::new(),
-            in_files: false,
         }
     }
 
     /// Notes whether the condition of `cond ? a : b` (`expr`) is off as a variable file
     /// sets it, rather than by default.
     pub(crate) fn set_by(mut self, scope: &Scope, expr: &Expression) -> Self {
-        if let Expression::Conditional(c) = expr {
-            self.in_files = roots(&c.cond_expr).iter().any(|(root, attr)| {
+        if let Expression::Conditional(c) = expr
+            && roots(&c.cond_expr).iter().any(|(root, attr)| {
                 root == "var" && attr.as_deref().is_some_and(|a| scope.is_set_in_files(a))
-            });
+            })
+        {
+            self.off = Off::InFiles;
         }
         self
     }
@@ -272,7 +280,7 @@ impl Toggled {
     /// An entry's own flag in a `for` filter (`g.enable`), false for some entry.
     pub(crate) fn for_entry(condition: String, span: gpulint_model::Span) -> Self {
         Toggled {
-            entry: true,
+            off: Off::Entry,
             ..Toggled::new(condition, span)
         }
     }
@@ -295,34 +303,30 @@ impl Toggled {
             subject,
             files,
             inside_calls: call,
-            note: if self.entry {
-                format!(
+            note: match self.off {
+                Off::Entry => format!(
                     "when its entry is switched on: `{}` turns entries off, and gpulint \
                      reads each as on",
                     self.condition
-                )
-            } else if self.unknown {
-                format!(
+                ),
+                Off::Unknown => format!(
                     "when `{}` holds: gpulint cannot evaluate it, and reads the branch that \
                      makes it",
                     self.condition
-                )
-            } else if self.in_files {
-                format!(
+                ),
+                Off::InFiles => format!(
                     "when enabled: a variable file switches it off through `{}`",
                     self.condition
-                )
-            } else {
-                format!("when enabled: off by default through `{}`", self.condition)
+                ),
+                Off::Default => {
+                    format!("when enabled: off by default through `{}`", self.condition)
+                }
             },
-            label: if self.entry {
-                format!("entries switched off by `{}`", self.condition)
-            } else if self.unknown {
-                format!("read as when `{}` holds", self.condition)
-            } else if self.in_files {
-                format!("switched off by a variable file: `{}`", self.condition)
-            } else {
-                format!("off by default: `{}`", self.condition)
+            label: match self.off {
+                Off::Entry => format!("entries switched off by `{}`", self.condition),
+                Off::Unknown => format!("read as when `{}` holds", self.condition),
+                Off::InFiles => format!("switched off by a variable file: `{}`", self.condition),
+                Off::Default => format!("off by default: `{}`", self.condition),
             },
             span: self.span,
         });
@@ -417,8 +421,10 @@ fn on_branch(
         _ => return None,
     };
     let condition = c.cond_expr.to_string().trim().to_string();
-    let mut toggle = Toggled::new(condition, span_in(file, expr));
-    toggle.unknown = true;
+    let toggle = Toggled {
+        off: Off::Unknown,
+        ..Toggled::new(condition, span_in(file, expr))
+    };
     Some((on, toggle))
 }
 
