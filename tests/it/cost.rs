@@ -464,3 +464,23 @@ fn absurd_counts_neither_crash_nor_wrap() {
     let o = gpulint(&["check", "-f", "json", "."], dir.path(), None);
     assert_eq!(o.status.code(), Some(1), "{}", crate::common::stderr(&o));
 }
+
+#[test]
+fn a_group_held_up_by_an_ecs_service_is_priced_at_that_floor() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let v = json(&gpulint(
+        &[
+            "cost",
+            "--format",
+            "json",
+            "fixtures/gpu-pool-never-scales-to-zero/fires/ecs-service/main.tf",
+        ],
+        root,
+        None,
+    ));
+    let g = &v["resources"][0];
+    assert_eq!(g["subject"], "aws_autoscaling_group.gpu", "{v}");
+    // `min_size = 0`, but the service's 2 tasks keep at least one instance running.
+    assert_eq!(g["machines"]["minimum"]["count"], 1, "{v}");
+    assert_eq!(g["machines"]["minimum"]["at_least"], true, "{v}");
+}

@@ -134,6 +134,14 @@ pub fn price(inv: &Inventory, wanted: impl Fn(gpulint_source::FileId) -> bool) -
         };
         let gpus = machine.gpus.as_ref().expect("GPU machines have GPUs");
         let min = Count::of(&c.scale.min, c.scale.min_at_least.as_ref().map(|b| b.0));
+        // A service whose tasks never stop keeps machines running below the minimum.
+        let min = match (min, &c.held) {
+            (Count::Known(n) | Count::AtLeast(n), Some(h)) if h.machines > n => {
+                Count::AtLeast(h.machines)
+            }
+            (Count::Unknown, Some(h)) => Count::AtLeast(h.machines),
+            (min, _) => min,
+        };
         let max = Count::of(&c.scale.max, None);
         // A template is a shape, not machines: one VM each.
         let (min, max) = match c.kind {

@@ -169,6 +169,20 @@ pub struct Capacity<'a> {
     /// Taints the pool puts on its nodes (`key` always set).
     pub taints: Vec<Toleration<'a>>,
     pub stop: Vec<Stop<'a>>,
+    /// A service that keeps machines of the group running whatever its minimum says; left
+    /// out when none does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<Held<'a>>,
+}
+
+/// Tasks of a service that hold up machines of a group, where their count is written.
+#[derive(Serialize)]
+pub struct Held<'a> {
+    pub by: &'a str,
+    pub tasks: u64,
+    pub machines_at_least: u64,
+    #[serde(flatten)]
+    pub at: At<'a>,
 }
 
 #[derive(Serialize)]
@@ -633,6 +647,12 @@ impl<'a> Cx<'a> {
                     at: self.at(&s.span),
                 })
                 .collect(),
+            held: c.held.as_ref().map(|h| Held {
+                by: &h.by,
+                tasks: h.tasks,
+                machines_at_least: h.machines,
+                at: self.at(&h.span),
+            }),
         }
     }
 

@@ -32,6 +32,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     for r in module.resources_of("aws_sagemaker_notebook_instance") {
         out.capacity.push(notebook(&r));
     }
+    super::ecs::hold(module, &mut out.capacity[first..]);
     for alarm in module.resources_of("aws_cloudwatch_metric_alarm") {
         let Some(stop) = stop_action(&alarm) else {
             continue;

@@ -30,6 +30,7 @@ use gpulint_syntax::{Parsed, Syntax};
 use gpulint_terraform::{Input, Module, ResourceRef, TfFile, budget, eval};
 
 mod branch;
+mod ecs;
 mod kinds;
 mod link;
 mod peers;

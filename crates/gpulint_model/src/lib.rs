@@ -326,8 +326,30 @@ pub struct Capacity {
     pub landed_by: Vec<usize>,
     /// Every mechanism found that stops the machine when idle or on a schedule.
     pub stop: Vec<Stop>,
+    /// A service that keeps some of its machines running whatever its minimum says (an
+    /// ECS service with tasks that never scale to zero, on a capacity provider backed by
+    /// this group).
+    pub held: Option<Held>,
     /// The language it is written in, so advice is given in that language.
     pub written_in: Dialect,
+}
+
+/// Machines of a group that a service keeps running: its tasks never go to zero, and each
+/// task runs on one of the group's machines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Held {
+    /// `aws_ecs_service.llm`.
+    pub by: String,
+    /// Tasks it always runs on the group.
+    pub tasks: u64,
+    /// Machines they keep running, at least (tasks may share a machine).
+    pub machines: u64,
+    /// Where the task count is written: the line to change (`desired_count`, the service
+    /// autoscaling target's `min_capacity`).
+    pub span: Span,
+    /// How the count was read, for a finding's message: "`desired_count = 2`, and no
+    /// service autoscaling".
+    pub why: String,
 }
 
 /// GPUs on each machine of a capacity whose machine type is not known, bounded by what its
@@ -486,6 +508,7 @@ impl Capacity {
             taints: Vec::new(),
             landed_by: Vec::new(),
             stop: Vec::new(),
+            held: None,
             written_in: Dialect::Terraform,
         }
     }

@@ -4,7 +4,7 @@
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
 use gpulint_diagnostics::{Category, Cost, Severity};
 use gpulint_model::{
-    Capacity, CapacityKind, Dialect, HeldGpus, Inventory, Provider, Role, Value, gpus,
+    Capacity, CapacityKind, Dialect, Held, HeldGpus, Inventory, Provider, Role, Value, gpus,
 };
 
 pub const META: RuleMeta = RuleMeta {
@@ -33,8 +33,18 @@ impl Rule for GpuPoolNeverScalesToZero {
             let (min, min_span, bounded) = match (&c.scale.min, &c.scale.min_at_least) {
                 (Value::Known(n, s), _) => (n, s, false),
                 (Value::Unknown(_), Some((n, s))) => (n, s, true),
-                _ => continue,
+                _ => {
+                    if let Some(h) = &c.held {
+                        report_held(model, c, &held, h, None, cx);
+                    }
+                    continue;
+                }
             };
+            // A service that keeps tasks on the group holds more machines than its minimum.
+            if let Some(h) = c.held.as_ref().filter(|h| h.machines > *min) {
+                report_held(model, c, &held, h, Some((*min, min_span)), cx);
+                continue;
+            }
             if *min == 0 {
                 continue;
             }
@@ -122,6 +132,86 @@ impl Rule for GpuPoolNeverScalesToZero {
             }
         }
     }
+}
+
+/// A group whose minimum would let it scale to zero, held up by a service's tasks.
+fn report_held(
+    model: &Inventory,
+    c: &Capacity,
+    held: &HeldGpus<'_>,
+    h: &Held,
+    written: Option<(u64, &gpulint_model::Span)>,
+    cx: &mut RuleContext<'_>,
+) {
+    if let HeldGpus::Machines(machines, _) = held
+        && open_reserved(model, c, machines) >= h.machines
+    {
+        return;
+    }
+    let (machine, label, cost) = match held {
+        HeldGpus::Machines(machines, span) => (
+            describe(machines[0]),
+            ((*span).clone(), gpu_label(machines[0])),
+            floor_cost(c, machines, h.machines, true, None),
+        ),
+        HeldGpus::AtLeast(floor) => (
+            format!(
+                "a type gpulint cannot read, with at least {} each ({})",
+                gpus(floor.count),
+                floor.evidence
+            ),
+            (
+                floor.span.clone(),
+                format!("at least {}", gpus(floor.count)),
+            ),
+            None,
+        ),
+    };
+    let tasks = if h.tasks == 1 {
+        "1 task".to_string()
+    } else {
+        format!("{} tasks", h.tasks)
+    };
+    let mut secondary = vec![label];
+    if let Some((min, span)) = written {
+        secondary.push((span.clone(), format!("minimum {min}")));
+    }
+    cx.report_costed(
+        Report {
+            message: format!(
+                "`{}` keeps at least {} of {machine} running: `{}` always runs {tasks} on it \
+                 ({}), so {} when no {} comes{}",
+                c.subject,
+                nodes(h.machines),
+                h.by,
+                h.why,
+                if h.machines == 1 {
+                    "it bills"
+                } else {
+                    "they bill"
+                },
+                if c.role.known() == Some(&Role::Inference) {
+                    "request"
+                } else {
+                    "work"
+                },
+                because(&c.role),
+            ),
+            help: format!(
+                "let `{}` scale to zero: an `aws_appautoscaling_target` for it \
+                 (`scalable_dimension = \"ecs:service:DesiredCount\"`) with `min_capacity = 0` \
+                 and a scaling policy on its queue or requests, or a scheduled action that sets \
+                 it to 0 out of hours; with the capacity provider's managed scaling enabled, ECS \
+                 then removes the idle GPU instances",
+                h.by
+            )
+            .into(),
+            subject: c.subject.clone(),
+            primary: (h.span.clone(), format!("{tasks} kept running")),
+            secondary,
+        },
+        cost,
+    );
 }
 
 /// Machines of the pool's types that open reservations of the run hold in its region:
