@@ -213,6 +213,41 @@ fn launch_template<'a>(module: &'a Module<'a>, b: &Block<'a>, key: &str) -> Valu
     }
 }
 
+/// What the older launch configuration of a group contributes (`launch_configuration =
+/// aws_launch_configuration.NAME.name`): its type, and spot when it bids a `spot_price`.
+fn launch_configuration(module: &Module<'_>, b: &Block<'_>) -> Value<Template> {
+    let (Some(expr), Some(span)) = (
+        b.expr("launch_configuration"),
+        b.span_of("launch_configuration"),
+    ) else {
+        return Value::Absent;
+    };
+    let Some(lc) = references(expr)
+        .into_iter()
+        .find(|r| r.rtype == "aws_launch_configuration")
+        .and_then(|r| module.resource(&r.rtype, &r.name))
+    else {
+        return Value::Unknown(span);
+    };
+    let lb = &lc.block;
+    let market = match lb.str("spot_price") {
+        // An empty bid is on demand.
+        Value::Known(p, _) if p.is_empty() => Value::Absent,
+        Value::Known(_, s) => Value::Known(Market::Spot, s),
+        Value::Unknown(s) => Value::Unknown(s),
+        Value::Absent => Value::Absent,
+    };
+    Value::Known(
+        Template {
+            instance_type: lb.str("instance_type"),
+            market,
+            role: super::resource_role(&lc, &["tags"], &["name", "name_prefix"]),
+            ..Template::default()
+        },
+        span,
+    )
+}
+
 /// A value a launch template contributes: unknown when the template is.
 fn from_template<T>(lt: &Value<Template>, f: impl FnOnce(&Template) -> Value<T>) -> Value<T> {
     match lt {
@@ -390,7 +425,10 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
             Value::Unknown(s.clone()),
         ),
         Value::Absent => (
-            launch_template(module, b, "launch_template"),
+            match launch_template(module, b, "launch_template") {
+                Value::Absent => launch_configuration(module, b),
+                lt => lt,
+            },
             Value::Absent,
             Value::Absent,
         ),
@@ -422,33 +460,8 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         (Value::Absent, Value::Absent) => Value::Absent,
     };
     c.market = match &distribution {
-        Value::Known(d, span) => {
-            let base = d.u64("on_demand_base_capacity");
-            let pct = d.u64("on_demand_percentage_above_base_capacity");
-            match (base, pct) {
-                (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
-                (base, pct) => {
-                    // AWS defaults: base 0, percentage 100.
-                    let b0 = base.known().copied().unwrap_or(0);
-                    let p0 = pct.known().copied().unwrap_or(100);
-                    let at = pct
-                        .span()
-                        .or(base.span())
-                        .cloned()
-                        .unwrap_or_else(|| span.clone());
-                    Value::Known(
-                        match (b0, p0) {
-                            (_, 100) => Market::OnDemand,
-                            (0, 0) => Market::Spot,
-                            _ => Market::Mixed,
-                        },
-                        at,
-                    )
-                }
-            }
-        }
-        Value::Unknown(s) => Value::Unknown(s.clone()),
         Value::Absent => from_template(&lt, |t| t.market.clone()),
+        d => distribution_market(d),
     };
     c.scale = Scale {
         min: b.u64("min_size"),
@@ -508,6 +521,41 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         c.role = t.role.clone();
     }
     c
+}
+
+/// The market of a mixed-instances group, from its `instances_distribution`: on demand
+/// unless a share above the base runs on spot.
+pub(super) fn distribution_market(distribution: &Value<Block<'_>>) -> Value<Market> {
+    match distribution {
+        Value::Known(d, span) => {
+            let base = d.u64("on_demand_base_capacity");
+            let pct = d.u64("on_demand_percentage_above_base_capacity");
+            match (base, pct) {
+                (Value::Unknown(s), _) | (_, Value::Unknown(s)) => Value::Unknown(s),
+                (base, pct) => {
+                    // AWS defaults: base 0, percentage 100.
+                    let b0 = base.known().copied().unwrap_or(0);
+                    let p0 = pct.known().copied().unwrap_or(100);
+                    let at = pct
+                        .span()
+                        .or(base.span())
+                        .cloned()
+                        .unwrap_or_else(|| span.clone());
+                    Value::Known(
+                        match (b0, p0) {
+                            (_, 100) => Market::OnDemand,
+                            (0, 0) => Market::Spot,
+                            _ => Market::Mixed,
+                        },
+                        at,
+                    )
+                }
+            }
+        }
+        Value::Unknown(s) => Value::Unknown(s.clone()),
+        // Without a distribution, every instance is on demand.
+        Value::Absent => Value::Absent,
+    }
 }
 
 fn node_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {

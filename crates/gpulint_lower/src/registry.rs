@@ -7,6 +7,9 @@
 //!   NodePools are Kubernetes manifests.
 //! - `terraform-google-modules/kubernetes-engine/google` and its cluster submodules:
 //!   `node_pools` and `node_pools_labels`.
+//! - `terraform-aws-modules/autoscaling/aws`: one auto scaling group per call, with the
+//!   launch template it makes from the same inputs (`instance_type`,
+//!   `instance_market_options`, `network_interfaces`) or its `mixed_instances_policy`.
 //! - `Azure/aks/azurerm`: `node_pools`, and the default pool's `agents_*` inputs.
 //! - `GoogleCloudPlatform/cloud-foundation-fabric`'s `modules/gke-nodepool` (called from
 //!   GitHub): one node pool per call, from `node_config`, `node_count`, `nodepool_config`
@@ -32,6 +35,7 @@ enum Known {
     Gke,
     EksBlueprints,
     Ec2Instance,
+    Autoscaling,
     Aks,
     FabricNodepool,
 }
@@ -52,6 +56,7 @@ fn known(source: &str) -> Option<Known> {
             Known::Gke
         }
         ("terraform-aws-modules/ec2-instance/aws", "") => Known::Ec2Instance,
+        ("terraform-aws-modules/autoscaling/aws", "") => Known::Autoscaling,
         ("aws-ia/eks-blueprints/aws", "") => Known::EksBlueprints,
         ("azure/aks/azurerm", "") => Known::Aks,
         ("googlecloudplatform/cloud-foundation-fabric", "modules/gke-nodepool") => {
@@ -78,6 +83,7 @@ pub fn lower(call: &Call<'_>, source: &str, inv: &mut Inventory) {
         Some(Known::Gke) => gke(call, inv),
         Some(Known::EksBlueprints) => node_groups(call, inv, &BLUEPRINTS_GROUPS),
         Some(Known::Ec2Instance) => inv.capacity.push(ec2_instance(call)),
+        Some(Known::Autoscaling) => inv.capacity.push(autoscaling(call)),
         Some(Known::Aks) => aks(call, inv),
         Some(Known::FabricNodepool) => inv.capacity.push(fabric_nodepool(call)),
         None => by_inputs(call, source, inv),
@@ -233,6 +239,90 @@ fn node_groups(call: &Call<'_>, inv: &mut Inventory, inputs: &[(&str, Option<&st
 /// `count`/`for_each` call is one): its inputs are the instance's own arguments, with the
 /// module's defaults (`t3.micro`; spot with `create_spot_instance`, v5, or
 /// `instance_market_options`).
+/// A call of `terraform-aws-modules/autoscaling/aws`: its group, sized by `min_size`,
+/// `max_size` and `desired_capacity` (no defaults: the provider requires the bounds).
+fn autoscaling(call: &Call<'_>) -> Capacity {
+    let b = &call.block;
+    let header = b.header.clone();
+    let mut c = Capacity::new(
+        call.path.clone(),
+        Provider::Aws,
+        CapacityKind::Group,
+        header.clone(),
+    );
+    let mixed = match b.bool("use_mixed_instances_policy") {
+        Value::Known(true, _) => b.block("mixed_instances_policy"),
+        Value::Unknown(s) => Value::Unknown(s),
+        _ => Value::Absent,
+    };
+    let one_type = || match b.str("instance_type") {
+        // Without a type the template leaves it to the overrides, or the group fails.
+        Value::Absent => Value::Unknown(header.clone()),
+        v => v.map(|t| vec![instance_machine(Provider::Aws, &t)]),
+    };
+    c.machines = match &mixed {
+        Value::Known(m, _) => match m.blocks("override") {
+            Value::Known(overrides, span) => {
+                let types: Vec<Value<String>> =
+                    overrides.iter().map(|o| o.str("instance_type")).collect();
+                if types.is_empty() || types.iter().any(|t| t.known().is_none()) {
+                    Value::Unknown(span)
+                } else {
+                    Value::Known(
+                        types
+                            .iter()
+                            .filter_map(Value::known)
+                            .map(|t| instance_machine(Provider::Aws, t))
+                            .collect(),
+                        span,
+                    )
+                }
+            }
+            Value::Unknown(s) => Value::Unknown(s),
+            Value::Absent => one_type(),
+        },
+        _ => one_type(),
+    };
+    c.market = match &mixed {
+        Value::Known(m, _) => super::aws::distribution_market(&m.block("instances_distribution")),
+        Value::Unknown(s) => Value::Unknown(s.clone()),
+        Value::Absent => market_options(b),
+    };
+    c.scale = Scale {
+        min: b.u64("min_size"),
+        max: b.u64("max_size"),
+        desired: b.u64("desired_capacity"),
+        min_at_least: b.u64_at_least("min_size"),
+        ..Scale::default()
+    };
+    c.zones = match b.string_list("availability_zones") {
+        Value::Known(z, s) => Value::Known(Zones::of(z), s),
+        Value::Unknown(s) => Value::Unknown(s),
+        // Subnet IDs from elsewhere: their zones are not known here.
+        Value::Absent => b
+            .span_of("vpc_zone_identifier")
+            .map_or(Value::Absent, Value::Unknown),
+    };
+    // A placement group by name: its strategy is set where it was made.
+    c.placement = b
+        .span_of("placement_group")
+        .or_else(|| b.span_of("placement"))
+        .map_or(Value::Absent, Value::Unknown);
+    c.fast_fabric = super::aws::efa_interfaces(b);
+    c.efa_cards = super::aws::efa_cards(b);
+    c.reserved =
+        reserved_market(&c.market).or_else(|| b.span_of("capacity_reservation_specification"));
+    let name = b.str("name").known().cloned().unwrap_or_default();
+    let mut entries = b.string_map("tags");
+    entries.extend(b.string_map("autoscaling_group_tags"));
+    c.role = super::or_block_role(
+        gpulint_model::intent::from_entries(&entries, [call.name, name.as_str()], &header),
+        b,
+        &header,
+    );
+    c
+}
+
 fn ec2_instance(call: &Call<'_>) -> Capacity {
     let b = &call.block;
     let header = b.header.clone();
