@@ -111,6 +111,13 @@ pub fn tfvars_rank(base: &str) -> Option<(u8, String)> {
     }
 }
 
+/// Whether a folder holds an example or a test of a module (`examples/gpu`, `tests/e2e`):
+/// a caller that shows how to call it, not a deployment that decides its inputs.
+fn is_example(dir: &str) -> bool {
+    dir.split('/')
+        .any(|seg| matches!(seg, "examples" | "example" | "tests" | "test"))
+}
+
 /// A folder's path from a file's display name: `infra/gpu.tf` → `infra`.
 pub fn folder_of(name: &str) -> String {
     folder_str(name).to_string()
@@ -393,9 +400,11 @@ pub fn lower_with(
         })
         .collect();
     // A folder another folder of the run calls is judged through its calls, with the
-    // caller's inputs, not on its own defaults.
+    // caller's inputs, not on its own defaults; unless only examples call it: a module
+    // published for reuse is also what its defaults make for a user who sets none.
     let called: HashSet<&String> = calls
         .iter()
+        .filter(|(dir, _)| !is_example(dir))
         .flat_map(|(dir, targets)| targets.iter().filter(move |t| t != dir))
         .collect();
     let roots: Vec<&String> = folders

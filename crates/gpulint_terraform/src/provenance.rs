@@ -182,14 +182,46 @@ pub fn trace(
         (_, Some(c)) if !named_counted.is_empty() => (c.within, pick(&named_counted)?),
         (w, _) => (w, pick(&found)?),
     };
-    let message = match entry {
-        Some(w) => format!("`{}` of `{w}` is set here", leaf.key),
-        None => format!("`{}` is set here", leaf.key),
+    let what = match entry {
+        Some(w) => format!("`{}` of `{w}`", leaf.key),
+        None => format!("`{}`", leaf.key),
     };
+    // A key set from a variable (`min_size = var.gpu_min_size`): the line to change is
+    // where that variable is set, its default or the value a caller or tfvars gives it.
+    if let Some(name) = variable_value(db, file, &range)
+        && let Some(set) = instances
+            .iter()
+            .filter(|i| i.files.contains(&file) && subject.starts_with(&i.prefix))
+            .max_by_key(|i| i.prefix.len())
+            .and_then(|i| i.vars.get(name))
+            .and_then(<[Related]>::first)
+    {
+        return Some(Related {
+            span: set.span.clone(),
+            message: format!("{what} is set here, as `var.{name}`").into(),
+        });
+    }
     Some(Related {
         span: Span::new(file, range),
-        message: message.into(),
+        message: format!("{what} is set here").into(),
     })
+}
+
+/// The variable a `key = var.NAME` written at `range` takes its value from, when that is
+/// all its value is.
+fn variable_value<'d>(db: &'d SourceDb, file: FileId, range: &Range<usize>) -> Option<&'d str> {
+    let f = db.get(file);
+    if !f.is_loaded() {
+        return None;
+    }
+    let text = f.text().get(range.clone())?;
+    let (_, value) = text.split_once(['=', ':'])?;
+    let name = value.trim().strip_prefix("var.")?;
+    (!name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+    .then_some(name)
 }
 
 /// The name before a count that ends an instance key (`render0`, `render-1`: `render`).
