@@ -68,26 +68,7 @@ impl Rule for GpuPoolNeverScalesToZero {
             };
             let least = if bounded { "at least " } else { "" };
             let zones = c.scale.per_zone.filter(|&z| z > 1);
-            let (machine, secondary, cost) = match &held {
-                HeldGpus::Machines(machines, span) => (
-                    describe(machines[0]),
-                    ((*span).clone(), gpu_label(machines[0])),
-                    floor_cost(c, machines, *min, bounded, zones),
-                ),
-                // A type gpulint cannot name has no price: the cost stays unknown.
-                HeldGpus::AtLeast(floor) => (
-                    format!(
-                        "a type gpulint cannot read, with at least {} each ({})",
-                        gpus(floor.count),
-                        floor.evidence
-                    ),
-                    (
-                        floor.span.clone(),
-                        format!("at least {}", gpus(floor.count)),
-                    ),
-                    None,
-                ),
-            };
+            let (machine, secondary, cost) = machines(c, &held, *min, bounded, zones);
             cx.report_costed(
                 Report {
                     message: format!(
@@ -134,6 +115,37 @@ impl Rule for GpuPoolNeverScalesToZero {
     }
 }
 
+/// What the pool's machines are, the label on where their type is written, and what `min`
+/// of them cost while idle.
+fn machines(
+    c: &Capacity,
+    held: &HeldGpus<'_>,
+    min: u64,
+    bounded: bool,
+    zones: Option<u64>,
+) -> (String, (gpulint_model::Span, String), Option<Cost>) {
+    match held {
+        HeldGpus::Machines(machines, span) => (
+            describe(machines[0]),
+            ((*span).clone(), gpu_label(machines[0])),
+            floor_cost(c, machines, min, bounded, zones),
+        ),
+        // A type gpulint cannot name has no price: the cost stays unknown.
+        HeldGpus::AtLeast(floor) => (
+            format!(
+                "a type gpulint cannot read, with at least {} each ({})",
+                gpus(floor.count),
+                floor.evidence
+            ),
+            (
+                floor.span.clone(),
+                format!("at least {}", gpus(floor.count)),
+            ),
+            None,
+        ),
+    }
+}
+
 /// A group whose minimum would let it scale to zero, held up by a service's tasks.
 fn report_held(
     model: &Inventory,
@@ -148,25 +160,7 @@ fn report_held(
     {
         return;
     }
-    let (machine, label, cost) = match held {
-        HeldGpus::Machines(machines, span) => (
-            describe(machines[0]),
-            ((*span).clone(), gpu_label(machines[0])),
-            floor_cost(c, machines, h.machines, true, None),
-        ),
-        HeldGpus::AtLeast(floor) => (
-            format!(
-                "a type gpulint cannot read, with at least {} each ({})",
-                gpus(floor.count),
-                floor.evidence
-            ),
-            (
-                floor.span.clone(),
-                format!("at least {}", gpus(floor.count)),
-            ),
-            None,
-        ),
-    };
+    let (machine, label, cost) = machines(c, held, h.machines, true, None);
     let tasks = if h.tasks == 1 {
         "1 task".to_string()
     } else {
