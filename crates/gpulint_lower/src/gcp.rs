@@ -56,19 +56,47 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     }
     for cluster in module.resources_of("google_container_cluster") {
         let location = cluster.block.str("location");
-        if let Value::Known(pools, _) = cluster.block.blocks("node_pool") {
-            for (i, pool) in pools.iter().enumerate() {
-                let name = pool
-                    .str("name")
-                    .known()
-                    .cloned()
-                    .unwrap_or_else(|| i.to_string());
-                let subject = format!("{}.node_pool[\"{name}\"]", cluster.subject());
-                out.capacity
-                    .push(node_pool(&cluster, pool, subject, &location));
+        match cluster.block.blocks("node_pool") {
+            Value::Known(pools, _) => {
+                for (i, pool) in pools.iter().enumerate() {
+                    let name = pool
+                        .str("name")
+                        .known()
+                        .cloned()
+                        .unwrap_or_else(|| i.to_string());
+                    let subject = format!("{}.node_pool[\"{name}\"]", cluster.subject());
+                    out.capacity
+                        .push(node_pool(&cluster, pool, subject, &location));
+                }
             }
+            Value::Absent => {
+                if let Some(pool) = default_pool(&cluster, &location) {
+                    out.capacity.push(pool);
+                }
+            }
+            Value::Unknown(_) => {}
         }
     }
+}
+
+/// The pool GKE makes from a Standard cluster's own `node_config` and
+/// `initial_node_count` when it declares no `node_pool` and keeps the default one:
+/// `default-pool`, with no autoscaling of its own.
+fn default_pool(cluster: &Resource<'_>, location: &Value<String>) -> Option<Capacity> {
+    let b = &cluster.block;
+    let on = |key: &str| !matches!(b.bool(key), Value::Known(false, _) | Value::Absent);
+    if on("remove_default_node_pool") || on("enable_autopilot") {
+        return None;
+    }
+    let subject = format!("{}.default_pool", cluster.subject());
+    let mut c = node_pool(cluster, b, subject, location);
+    // The pool is named by GKE, not by the cluster's `name`.
+    for (key, value, _) in &mut c.labels {
+        if key.as_str() == "cloud.google.com/gke-nodepool" {
+            *value = "default-pool".into();
+        }
+    }
+    Some(c)
 }
 
 fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
