@@ -382,12 +382,17 @@ fn a_value_that_travelled_in_objects_is_traced_to_the_line_that_writes_it() {
     let findings = report["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{report:#}");
     let f = &findings[0];
+    // The line to change, then the call that deploys the module the pool is in.
     assert_eq!(
         f["related"],
         serde_json::json!([{
             "file": format!("{dir}/input-through-locals/terraform.tfvars"),
             "line": 16, "column": 5, "end_line": 16, "end_column": 26,
             "message": "`min_count` of `gpu-pool-l4` is set here"
+        }, {
+            "file": format!("{dir}/input-through-locals/main.tf"),
+            "line": 17, "column": 1, "end_line": 17, "end_column": 17,
+            "message": "`module.cluster` deploys the module here"
         }]),
         "{f:#}"
     );

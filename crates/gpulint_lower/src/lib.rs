@@ -262,7 +262,12 @@ fn lower_module(
                 (n, input, set)
             })
             .collect();
-        let mut child = Module::called(files, inputs, format!("{}.", call.path));
+        let mut child = Module::called(
+            files,
+            inputs,
+            format!("{}.", call.path),
+            Some(call.block.header.clone()),
+        );
         child.inherit_regions(module);
         chain.push(target.clone());
         lower_module(&child, &target, tree, chain, inv);

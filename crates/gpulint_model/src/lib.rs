@@ -154,6 +154,8 @@ pub struct Instance {
     pub files: Vec<gpulint_source::FileId>,
     /// By variable name, most direct first.
     pub vars: Arc<Origins>,
+    /// The `module` block that made it (its header), `None` at the root.
+    pub call: Option<Span>,
 }
 
 /// Where each variable of a module instance was set, most direct first: the places of all

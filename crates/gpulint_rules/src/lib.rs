@@ -474,6 +474,39 @@ pub fn add_related(
     }
 }
 
+/// A finding inside a local module names the call that deploys it, last, where nothing
+/// else it points at is: the root a user reads, with the inputs it gives.
+pub fn add_calls(origins: &[gpulint_model::Instance], findings: &mut [Finding]) {
+    for f in findings {
+        let Some((name, call)) = outermost_call(origins, &f.subject) else {
+            continue;
+        };
+        let mut points = std::iter::once(&f.primary)
+            .chain(&f.secondary)
+            .chain(&f.related);
+        if !points.any(|l| l.file == call.file) {
+            f.related.push(Label::new(
+                call.file,
+                Some(call.range()),
+                format!("`{name}` deploys the module here"),
+            ));
+        }
+    }
+}
+
+/// The outermost `module` call a subject was made through (`module.gpu` of
+/// `module.gpu.module.pool.aws_instance.x`), and where it is written.
+pub fn outermost_call<'a>(
+    origins: &'a [gpulint_model::Instance],
+    subject: &str,
+) -> Option<(&'a str, &'a gpulint_model::Span)> {
+    origins
+        .iter()
+        .filter(|i| !i.prefix.is_empty() && subject.starts_with(&i.prefix))
+        .min_by_key(|i| i.prefix.len())
+        .and_then(|i| Some((i.prefix.trim_end_matches('.'), i.call.as_ref()?)))
+}
+
 /// The variable an expression's text reads, when it is a reference to one and nothing
 /// else: `var.gpu_min`, `var.groups["gpu"].min_size`.
 fn variable_read(text: &str) -> Option<&str> {

@@ -158,7 +158,7 @@ impl<'a> Module<'a> {
                 inputs.push((name, v, vec![set]));
             }
         }
-        Module::called(files, inputs, String::new())
+        Module::called(files, inputs, String::new(), None)
     }
 
     /// A module called with `inputs` (each with where its value was set), named `prefix`
@@ -167,6 +167,7 @@ impl<'a> Module<'a> {
         files: &[TfFile<'a>],
         inputs: Vec<(String, Input, Vec<Related>)>,
         prefix: String,
+        call: Option<Span>,
     ) -> Self {
         let empty = Scope::new(HashSet::new());
         let mut vars = hcl::Map::new();
@@ -253,6 +254,7 @@ impl<'a> Module<'a> {
             prefix: prefix.clone(),
             files: files.iter().map(|f| f.id).collect(),
             vars,
+            call,
         });
         resolve_locals(&mut scope, files);
         let scope = Rc::new(scope);
@@ -493,7 +495,7 @@ resource "r" "x" {
                 Vec::new(),
             ),
         ];
-        let m = Module::called(&files, inputs, "module.m.".into());
+        let m = Module::called(&files, inputs, "module.m.".into(), None);
         let r = m.resources().next().unwrap();
         assert_eq!(r.subject(), "module.m.r.x");
         assert_eq!(r.block.u64("plain"), Value::Absent);
