@@ -6,6 +6,27 @@ use gpulint_model::{Batching, Container, Engine, Launcher, Serving, Span, Str};
 use gpulint_source::FileId;
 use gpulint_syntax::yaml::YamlNode;
 
+/// The flags that set tensor parallelism: vLLM's, TGI's shards, SGLang's.
+const VLLM_TP: &[&str] = &["--tensor-parallel-size", "-tp"];
+const TGI_TP: &[&str] = &["--num-shard"];
+const SGLANG_TP: &[&str] = &["--tp", "--tp-size", "--tensor-parallel-size"];
+
+/// The tensor-parallel size a command line in a script or an argument string sets
+/// (`vllm serve m --tensor-parallel-size 4`, `--tp=2`, `--num-shard 4`), with any engine's
+/// flag: for a VM whose start-up script runs the engine, where the engine is not parsed.
+pub fn tensor_parallel_in(text: &str) -> Option<u32> {
+    let at = Span::new(FileId(0), 0..0);
+    let argv: Vec<(Str, Span)> = text
+        .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '[' | ']' | '\\'))
+        .filter(|w| !w.is_empty())
+        .map(|w| (Str::from(w), at.clone()))
+        .collect();
+    [VLLM_TP, TGI_TP, SGLANG_TP]
+        .iter()
+        .find_map(|names| flag(&argv, names))
+        .and_then(|(v, _)| v.parse().ok())
+}
+
 /// `--flag value` and `--flag=value`, and a flag's value by any of its names. Flags are
 /// compared with `_` read as `-` (`--tensor_parallel_size`), as argparse users write both.
 fn flag<'a>(argv: &'a [(Str, Span)], names: &[&str]) -> Option<(&'a str, &'a Span)> {
@@ -89,7 +110,7 @@ pub(super) fn vllm(a: &[(Str, Span)], span: Span) -> Serving {
         precision: flag_str(a, &["--dtype"]),
         quantization: flag_str(a, &["--quantization", "-q"]),
         kv_precision: flag_str(a, &["--kv-cache-dtype"]),
-        tp: flag_num(a, &["--tensor-parallel-size", "-tp"], u),
+        tp: flag_num(a, VLLM_TP, u),
         pp: flag_num(a, &["--pipeline-parallel-size", "-pp"], u),
         dp: flag_num(a, &["--data-parallel-size-local", "-dpl"], u)
             .or_else(|| flag_num(a, &["--data-parallel-size", "-dp"], u)),
@@ -239,7 +260,7 @@ pub(super) fn serving(
                     precision: env_or(flag_str(a, &["--dtype"]), "DTYPE"),
                     quantization: env_or(flag_str(a, &["--quantize"]), "QUANTIZE"),
                     kv_precision: None,
-                    tp: number(env_or(flag_str(a, &["--num-shard"]), "NUM_SHARD"), u),
+                    tp: number(env_or(flag_str(a, TGI_TP), "NUM_SHARD"), u),
                     pp: None,
                     dp: None,
                     max_model_len: number(
@@ -281,7 +302,7 @@ pub(super) fn serving(
                     precision: flag_str(a, &["--dtype"]),
                     quantization: flag_str(a, &["--quantization"]),
                     kv_precision: flag_str(a, &["--kv-cache-dtype"]),
-                    tp: flag_num(a, &["--tp", "--tp-size", "--tensor-parallel-size"], u),
+                    tp: flag_num(a, SGLANG_TP, u),
                     pp: flag_num(a, &["--pp", "--pp-size", "--pipeline-parallel-size"], u),
                     dp: flag_num(a, &["--dp", "--dp-size", "--data-parallel-size"], u),
                     max_model_len: flag_num(a, &["--context-length"], u),
@@ -369,4 +390,24 @@ pub(super) fn launcher(containers: &[Container]) -> Option<Launcher> {
         });
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tensor_parallel_in;
+
+    #[test]
+    fn tensor_parallel_is_read_from_a_script_or_an_argument_string() {
+        let script = "#!/bin/bash\nvllm serve m \\\n  --tensor-parallel-size 4 \\\n  --port 8000\n";
+        assert_eq!(tensor_parallel_in(script), Some(4));
+        assert_eq!(tensor_parallel_in("--tensor_parallel_size=2"), Some(2));
+        assert_eq!(tensor_parallel_in("[\"--tp\", \"8\"]"), Some(8));
+        assert_eq!(
+            tensor_parallel_in("text-generation-launcher --num-shard 2"),
+            Some(2)
+        );
+        // A value that is not a number, or no flag at all, says nothing.
+        assert_eq!(tensor_parallel_in("--tensor-parallel-size $TP"), None);
+        assert_eq!(tensor_parallel_in("python train.py --epochs 4"), None);
+    }
 }

@@ -11,6 +11,7 @@
 
 mod eksctl;
 mod engines;
+pub use engines::tensor_parallel_in;
 mod karpenter;
 mod llmisvc;
 mod pods;

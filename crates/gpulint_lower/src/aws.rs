@@ -353,6 +353,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         r.header(),
     );
     super::role::startup_shutdown(&mut c, b);
+    super::role::startup_tp(&mut c, b);
     c.machines = match b.str("instance_type") {
         Value::Absent => from_template(&lt, |t| t.instance_type.clone()),
         v => v,

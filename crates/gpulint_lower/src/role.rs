@@ -127,6 +127,30 @@ const STARTUP_KEYS: [&str; 4] = [
     "user_data_base64",
 ];
 
+/// The tensor-parallel size a VM's start-up script runs a serving engine with: in the
+/// script's text, or in the variables a `templatefile()` renders it with (`vllm_args =
+/// "--tensor-parallel-size=4"`).
+pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
+    use gpulint_model::Value;
+    let wrappers = ["base64encode", "base64gzip"];
+    for key in STARTUP_KEYS {
+        let mut texts: Vec<(String, gpulint_model::Span)> = b
+            .template_vars(key, &wrappers)
+            .into_iter()
+            .map(|(_, text, span)| (text, span))
+            .collect();
+        if let Value::Known(text, span) = b.text_through(key, &wrappers) {
+            texts.push((text, span));
+        }
+        for (text, span) in texts {
+            if let Some(n) = gpulint_kubernetes::tensor_parallel_in(&text) {
+                c.tensor_parallel = Some((n, span));
+                return;
+            }
+        }
+    }
+}
+
 /// Adds a stop to a standalone VM whose start-up script shuts it down (`shutdown -h +120`,
 /// `poweroff` when its job ends; the commands are `[self_stop]` in workloads.toml): a
 /// machine that stops itself is not left running. Read in `user_data`,

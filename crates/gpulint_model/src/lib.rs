@@ -332,6 +332,10 @@ pub struct Capacity {
     /// ECS service with tasks that never scale to zero, on a capacity provider backed by
     /// this group).
     pub held: Option<Held>,
+    /// The tensor-parallel size its start-up script runs a serving engine with
+    /// (`--tensor-parallel-size 4` in `user_data`, or in a variable the script is rendered
+    /// with), and where that is written.
+    pub tensor_parallel: Option<(u32, Span)>,
     /// The language it is written in, so advice is given in that language.
     pub written_in: Dialect,
 }
@@ -511,6 +515,7 @@ impl Capacity {
             landed_by: Vec::new(),
             stop: Vec::new(),
             held: None,
+            tensor_parallel: None,
             written_in: Dialect::Terraform,
         }
     }

@@ -73,7 +73,9 @@ impl Rule for MultiGpuWithoutNvlink {
             }
         }
         for c in &model.capacity {
-            if c.role.known() != Some(&Role::Training) {
+            let tp = c.tensor_parallel.as_ref().filter(|(n, _)| *n > 1);
+            let training = c.role.known() == Some(&Role::Training);
+            if !training && tp.is_none() {
                 continue;
             }
             let Some((machines, span)) = c.gpu_machines() else {
@@ -90,6 +92,27 @@ impl Rule for MultiGpuWithoutNvlink {
             }) else {
                 continue;
             };
+            // Serving with tensor parallelism, from its start-up script: said, not warned,
+            // as for a pod.
+            if let (false, Some((n, at)), Some(g)) = (training, tp, m.gpus.as_ref()) {
+                cx.report_as(
+                    Severity::Info,
+                    Report {
+                        message: format!(
+                            "`{}` shards a model over {n} GPUs of {} with tensor parallelism, \
+                             GPUs with no NVLink: every layer's all-reduce crosses PCIe, which \
+                             costs some throughput",
+                            c.subject,
+                            describe(m)
+                        ),
+                        help: serving_help(Some(c.provider), g.gpu).into(),
+                        subject: c.subject.clone(),
+                        primary: (at.clone(), format!("tensor parallel {n}")),
+                        secondary: vec![(span.clone(), "PCIe only, no NVLink".into())],
+                    },
+                );
+                continue;
+            }
             cx.report(Report {
                 message: format!(
                     "`{}` trains on {}, GPUs joined only by PCIe: gradient all-reduce and \

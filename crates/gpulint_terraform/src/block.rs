@@ -299,6 +299,43 @@ impl<'a> Block<'a> {
         }
     }
 
+    /// The string values a `templatefile(PATH, { … })` at `key` renders its script with,
+    /// read through the calls in `wrappers`, each with where it is written (its value as
+    /// evaluated: `vllm_args = var.vllm_args` gives what the variable holds). Values that
+    /// are not strings, or do not evaluate, are left out.
+    pub fn template_vars(&self, key: &str, wrappers: &[&str]) -> Vec<(String, String, Span)> {
+        let Some(owner) = self.owner(key) else {
+            return Vec::new();
+        };
+        let mut e = owner.expr(key);
+        while let Some(Expression::FuncCall(f)) = e {
+            if !f.name.namespace.is_empty() {
+                break;
+            }
+            match f.name.name.as_str() {
+                "templatefile" => {
+                    let Some(Expression::Object(o)) = f.args.iter().nth(1) else {
+                        break;
+                    };
+                    return o
+                        .iter()
+                        .filter_map(|(k, v)| {
+                            let name = key_name(k)?;
+                            let Value::Known(hcl::Value::String(text), span) = owner.eval(v.expr())
+                            else {
+                                return None;
+                            };
+                            Some((name.to_string(), text, span))
+                        })
+                        .collect();
+                }
+                name if wrappers.contains(&name) => e = f.args.iter().next(),
+                _ => break,
+            }
+        }
+        Vec::new()
+    }
+
     pub fn str(&self, key: &str) -> Value<String> {
         self.value(key).and_then(scalar_string)
     }
