@@ -96,7 +96,7 @@ fn read_wanted(
 }
 
 /// Folders above a linted module searched for the folders that call it.
-const CALLER_LEVELS: usize = 3;
+const CALLER_LEVELS: usize = 5;
 /// Folders, at most, walked below that when looking for callers: a limit hit is a note.
 const CALLER_FOLDERS: usize = 4096;
 
@@ -211,20 +211,11 @@ pub(super) fn load_callers(
     notes
 }
 
-/// Folders whose modules are examples or tests of the module they call, not a deployment
-/// of it: `examples/gpu/main.tf` calling `../../modules/gpu`.
-const EXAMPLE_FOLDERS: [&str; 9] = [
-    "examples", "example", "samples", "sample", "demo", "demos", "test", "tests", "testing",
-];
-
 /// Whether `caller` lies in an examples or tests folder below `top`.
 fn in_example_folder(caller: &Path, top: &Path) -> bool {
     caller.strip_prefix(top).is_ok_and(|rel| {
-        rel.components().any(|c| {
-            EXAMPLE_FOLDERS
-                .iter()
-                .any(|e| c.as_os_str().eq_ignore_ascii_case(e))
-        })
+        rel.components()
+            .any(|c| c.as_os_str().to_str().is_some_and(lower::is_example_folder))
     })
 }
 
@@ -571,10 +562,18 @@ pub(super) fn add_provenance(
                     false,
                 ));
             }
-        } else if let Some((at, text)) = file_of(&f.primary)
-            && let Some(l) = each_leaf(text)
-        {
-            out.push((at, l, true));
+        } else if let Some((at, text)) = file_of(&f.primary) {
+            if let Some(l) = each_leaf(text) {
+                out.push((at, l, true));
+            } else if let Some(l) = provenance::indexed_leaf(text) {
+                // `var.pools[count.index].node_count`: traced from the variable itself.
+                let l = gpulint_diagnostics::Leaf {
+                    key: l.key.to_string(),
+                    within: l.within.map(str::to_string),
+                    under: None,
+                };
+                out.push((at, l, false));
+            }
         }
         for label in &f.secondary {
             if let Some((at, text)) = file_of(label)

@@ -590,3 +590,65 @@ fn a_defaulted_module_is_judged_through_a_deployment_not_through_an_example() {
         "{notes}"
     );
 }
+
+/// A pool that reads one entry of a list input by index (`var.node_pools[count.index]
+/// .node_count`) is traced to the tfvars line that sets the entry's key, and a module
+/// nested five folders below its caller, linted alone, is judged through that caller.
+#[test]
+fn an_indexed_entry_is_traced_and_a_deep_module_finds_its_caller() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let module = "infra/terraform/modules/a3/cluster/gke";
+    crate::common::write(
+        root,
+        &format!("{module}/main.tf"),
+        "variable \"node_pools\" {}\n\
+         resource \"google_container_node_pool\" \"pools\" {\n  \
+         count      = length(var.node_pools)\n  \
+         name       = \"np-${count.index}\"\n  \
+         cluster    = \"c\"\n  \
+         location   = \"us-central1-a\"\n  \
+         node_count = var.node_pools[count.index].node_count\n  \
+         node_config {\n    machine_type = var.node_pools[count.index].machine_type\n  }\n}\n",
+    );
+    crate::common::write(
+        root,
+        "infra/2-setup/main.tf",
+        "variable \"node_count\" {}\n\
+         module \"gke\" {\n  \
+         source = \"../terraform/modules/a3/cluster/gke\"\n  \
+         node_pools = [\n    {\n      \
+         machine_type = \"a3-highgpu-8g\"\n      \
+         node_count   = var.node_count\n    }\n  ]\n}\n",
+    );
+    crate::common::write(
+        root,
+        "infra/2-setup/terraform.auto.tfvars",
+        "node_count = 1\n",
+    );
+    let check = |folder: &str| {
+        json(&crate::common::gpulint(
+            &["check", "--format", "json", folder],
+            root,
+            None,
+        ))
+    };
+
+    let report = check("infra/2-setup");
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    let related = findings[0]["related"].as_array().unwrap();
+    assert!(
+        related
+            .iter()
+            .any(|r| r["file"] == "infra/2-setup/terraform.auto.tfvars"
+                && r["line"] == 1
+                && r["message"] == "`node_count` is set here, as `var.node_count`"),
+        "{related:#?}"
+    );
+
+    let report = check(module);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{report:#}");
+    assert_eq!(findings[0]["file"], format!("{module}/main.tf"));
+}

@@ -111,11 +111,21 @@ pub fn tfvars_rank(base: &str) -> Option<(u8, String)> {
     }
 }
 
+/// Folders whose modules are examples or tests of the module they call, not a deployment
+/// of it: `examples/gpu/main.tf` calling `../../modules/gpu`.
+const EXAMPLE_FOLDERS: [&str; 9] = [
+    "examples", "example", "samples", "sample", "demo", "demos", "test", "tests", "testing",
+];
+
+/// Whether a folder's name is one of [`EXAMPLE_FOLDERS`], in any case.
+pub fn is_example_folder(name: &str) -> bool {
+    EXAMPLE_FOLDERS.iter().any(|e| name.eq_ignore_ascii_case(e))
+}
+
 /// Whether a folder holds an example or a test of a module (`examples/gpu`, `tests/e2e`):
 /// a caller that shows how to call it, not a deployment that decides its inputs.
 fn is_example(dir: &str) -> bool {
-    dir.split('/')
-        .any(|seg| matches!(seg, "examples" | "example" | "tests" | "test"))
+    dir.split('/').any(is_example_folder)
 }
 
 /// A folder's path from a file's display name: `infra/gpu.tf` → `infra`.

@@ -84,6 +84,33 @@ pub fn each_value_leaf<'s>(text: &'s str, subject: &'s str) -> Option<Leaf<'s>> 
     Some(Leaf { key, within, under })
 }
 
+/// The key and entry a finding's value was read as, when its span reads one entry of a
+/// variable or local by index (`var.node_pools[count.index].node_count`,
+/// `local.pools["gpu"].min`): the key, and the entry when the index is a literal key.
+pub fn indexed_leaf(text: &str) -> Option<Leaf<'_>> {
+    let text = text.trim();
+    let rest = text
+        .strip_prefix("var.")
+        .or_else(|| text.strip_prefix("local."))?;
+    let open = rest.find('[')?;
+    let close = open + rest[open..].find(']')?;
+    let name = |k: &str| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let key = rest[close + 1..].strip_prefix('.')?;
+    if !name(&rest[..open]) || !name(key) {
+        return None;
+    }
+    let index = &rest[open + 1..close];
+    let within = index
+        .strip_prefix('"')
+        .and_then(|i| i.strip_suffix('"'))
+        .filter(|i| !i.contains(['"', '$']));
+    Some(Leaf {
+        key,
+        within,
+        under: None,
+    })
+}
+
 /// Where `leaf` was written, starting from the expression at `at` (read by a finding
 /// about `subject`): the literal `key = value` in the entry, with what it says. `None`
 /// when no literal on the way holds it, or when several entries do and none is named.
@@ -430,6 +457,19 @@ mod tests {
         );
         assert!(each_value_leaf("each.value.machine[0].count", "x").is_none());
         assert!(each_value_leaf("each.value.machine..count", "x").is_none());
+    }
+
+    #[test]
+    fn an_indexed_entry_reads_key_and_literal_entry() {
+        use super::indexed_leaf;
+        let l = indexed_leaf("var.node_pools[count.index].node_count").unwrap();
+        assert_eq!((l.key, l.within), ("node_count", None));
+        let l = indexed_leaf("local.pools[\"gpu\"].min").unwrap();
+        assert_eq!((l.key, l.within), ("min", Some("gpu")));
+        assert!(indexed_leaf("var.node_count").is_none());
+        assert!(indexed_leaf("var.pools[0]").is_none());
+        assert!(indexed_leaf("var.pools[0].a.b").is_none());
+        assert!(indexed_leaf("each.value.min").is_none());
     }
 
     #[test]
