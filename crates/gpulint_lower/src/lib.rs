@@ -122,10 +122,24 @@ pub fn is_example_folder(name: &str) -> bool {
     EXAMPLE_FOLDERS.iter().any(|e| name.eq_ignore_ascii_case(e))
 }
 
-/// Whether a folder holds an example or a test of a module (`examples/gpu`, `tests/e2e`):
-/// a caller that shows how to call it, not a deployment that decides its inputs.
-fn is_example(dir: &str) -> bool {
-    dir.split('/').any(is_example_folder)
+/// Whether the folder `caller` is an example or a test of the module in `target`
+/// (`examples/gpu` of `.`, `tests/e2e` of `modules/pool`): it shows how to call it, and
+/// does not decide its inputs. Only the folders below what the two share count: a demo
+/// that calls its own module (`demos/x` and `demos/x/modules/gke`) deploys it.
+fn is_example_of(caller: &str, target: &str) -> bool {
+    let mut own = caller.split('/').filter(|s| !s.is_empty());
+    let mut theirs = target.split('/').filter(|s| !s.is_empty()).peekable();
+    let mut rest = Vec::new();
+    for seg in own.by_ref() {
+        if theirs.peek() == Some(&seg) {
+            theirs.next();
+        } else {
+            rest.push(seg);
+            break;
+        }
+    }
+    rest.extend(own);
+    rest.into_iter().any(is_example_folder)
 }
 
 /// A folder's path from a file's display name: `infra/gpu.tf` → `infra`.
@@ -419,8 +433,11 @@ pub fn lower_with(
     // published for reuse is also what its defaults make for a user who sets none.
     let called: HashSet<&String> = calls
         .iter()
-        .filter(|(dir, _)| !is_example(dir))
-        .flat_map(|(dir, targets)| targets.iter().filter(move |t| t != dir))
+        .flat_map(|(dir, targets)| {
+            targets
+                .iter()
+                .filter(move |t| *t != *dir && !is_example_of(dir, t))
+        })
         .collect();
     let roots: Vec<&String> = folders
         .iter()
@@ -732,6 +749,16 @@ pub fn lower_yaml(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_example_is_a_folder_below_what_caller_and_module_share() {
+        use super::is_example_of;
+        assert!(is_example_of("examples/dev", ""));
+        assert!(is_example_of("test/fixtures/pool", "examples/pool"));
+        assert!(is_example_of("modules/pool/examples/basic", "modules/pool"));
+        assert!(!is_example_of("demos/vit/tf", "demos/vit/tf/modules/gke"));
+        assert!(!is_example_of("envs/prod", "modules/pool"));
+    }
+
     use super::*;
     use gpulint_model::{Capacity, CapacityKind, Market, Placement, Role, Value, Zones};
     use gpulint_source::SourceFile;
