@@ -464,13 +464,7 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         Value::Absent => from_template(&lt, |t| t.market.clone()),
         d => distribution_market(d),
     };
-    c.scale = Scale {
-        min: b.u64("min_size"),
-        max: b.u64("max_size"),
-        desired: b.u64("desired_capacity"),
-        min_at_least: b.u64_at_least("min_size"),
-        ..Scale::default()
-    };
+    c.scale = group_scale(b);
     c.zones = match subnet_zones(module, b, "vpc_zone_identifier") {
         Value::Absent => b.string_list("availability_zones").map(Zones::of),
         z => z,
@@ -522,6 +516,17 @@ fn auto_scaling_group(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         c.role = t.role.clone();
     }
     c
+}
+
+/// An auto scaling group's bounds, as the resource and the autoscaling module name them.
+pub(super) fn group_scale(b: &Block<'_>) -> Scale {
+    Scale {
+        min: b.u64("min_size"),
+        max: b.u64("max_size"),
+        desired: b.u64("desired_capacity"),
+        min_at_least: b.u64_at_least("min_size"),
+        ..Scale::default()
+    }
 }
 
 /// The market of a mixed-instances group, from its `instances_distribution`: on demand

@@ -288,13 +288,7 @@ fn autoscaling(call: &Call<'_>) -> Capacity {
         Value::Unknown(s) => Value::Unknown(s.clone()),
         Value::Absent => market_options(b),
     };
-    c.scale = Scale {
-        min: b.u64("min_size"),
-        max: b.u64("max_size"),
-        desired: b.u64("desired_capacity"),
-        min_at_least: b.u64_at_least("min_size"),
-        ..Scale::default()
-    };
+    c.scale = super::aws::group_scale(b);
     c.zones = match b.string_list("availability_zones") {
         Value::Known(z, s) => Value::Known(Zones::of(z), s),
         Value::Unknown(s) => Value::Unknown(s),
