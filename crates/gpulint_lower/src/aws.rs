@@ -339,6 +339,85 @@ fn subnet_zones(module: &Module<'_>, b: &Block<'_>, key: &str) -> Value<Zones> {
     Value::Known(Zones::of(zones), span)
 }
 
+/// The network interfaces an instance is given as resources of their own: its
+/// `network_interface { network_interface_id = aws_network_interface.x.id }` blocks, and
+/// `aws_network_interface_attachment`s that name it. Whether one is an EFA
+/// (`interface_type = "efa"` or `"efa-only"`), with the network cards the EFAs sit on.
+/// `Absent` when it is given none; `Unknown` when one cannot be read.
+fn attached_efa(module: &Module<'_>, r: &Resource<'_>) -> Value<(bool, Option<(u32, Span)>)> {
+    let mut nics: Vec<(Resource<'_>, Value<u64>)> = Vec::new();
+    let mut at: Option<Span> = None;
+    if let Value::Known(blocks, span) = r.block.blocks("network_interface") {
+        at = Some(span);
+        for n in blocks {
+            let Some(eni) = n
+                .expr("network_interface_id")
+                .map(references)
+                .and_then(|refs| {
+                    refs.into_iter()
+                        .find(|x| x.rtype == "aws_network_interface")
+                })
+                .and_then(|x| module.resource(&x.rtype, &x.name))
+            else {
+                return Value::Unknown(n.header);
+            };
+            nics.push((eni, n.u64("network_card_index")));
+        }
+    }
+    for a in module.resources_of("aws_network_interface_attachment") {
+        let names_it = a
+            .block
+            .expr("instance_id")
+            .map(references)
+            .is_some_and(|refs| refs.iter().any(|x| x.rtype == r.rtype && x.name == r.name));
+        if !names_it {
+            continue;
+        }
+        let Some(eni) = a
+            .block
+            .expr("network_interface_id")
+            .map(references)
+            .and_then(|refs| {
+                refs.into_iter()
+                    .find(|x| x.rtype == "aws_network_interface")
+            })
+            .and_then(|x| module.resource(&x.rtype, &x.name))
+        else {
+            return Value::Unknown(a.header());
+        };
+        at.get_or_insert_with(|| a.header());
+        nics.push((eni, Value::Absent));
+    }
+    let Some(at) = at.filter(|_| !nics.is_empty()) else {
+        return Value::Absent;
+    };
+    let mut cards: Vec<u64> = Vec::new();
+    let mut first: Option<Span> = None;
+    for (eni, card) in &nics {
+        match eni.block.str("interface_type") {
+            Value::Known(t, s) if t == "efa" || t == "efa-only" => {
+                first.get_or_insert(s);
+                match card {
+                    Value::Known(i, _) => cards.push(*i),
+                    Value::Absent => cards.push(0),
+                    Value::Unknown(_) => {}
+                }
+            }
+            Value::Unknown(s) => return Value::Unknown(s),
+            _ => {}
+        }
+    }
+    cards.sort_unstable();
+    cards.dedup();
+    match first {
+        Some(s) => {
+            let n = u32::try_from(cards.len()).ok().filter(|&n| n > 0);
+            Value::Known((true, n.map(|n| (n, s.clone()))), s)
+        }
+        None => Value::Known((false, None), at),
+    }
+}
+
 fn one(b: &Block<'_>, key: &str, provider: Provider) -> Value<Vec<Machine>> {
     b.str(key).map(|t| vec![instance_machine(provider, &t)])
 }
@@ -374,8 +453,17 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         Value::Absent => from_template(&lt, |t| t.placement.clone()),
         p => p,
     };
-    c.fast_fabric = from_template(&lt, |t| t.efa.clone());
-    c.efa_cards = lt.known().and_then(|t| t.efa_cards.clone());
+    match attached_efa(module, r) {
+        Value::Absent => {
+            c.fast_fabric = from_template(&lt, |t| t.efa.clone());
+            c.efa_cards = lt.known().and_then(|t| t.efa_cards.clone());
+        }
+        Value::Known((efa, cards), span) => {
+            c.fast_fabric = Value::Known(efa, span);
+            c.efa_cards = cards;
+        }
+        Value::Unknown(span) => c.fast_fabric = Value::Unknown(span),
+    }
     at_least_selected(&mut c, lt.known().and_then(|t| t.accelerators.clone()));
     c.reserved = reservation_target(b)
         .or_else(|| lt.known().and_then(|t| t.reserved.clone()))
