@@ -12,11 +12,15 @@ use gpulint_terraform::{Block, HOLE, Module, Resource, references, string_shape}
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let first = out.capacity.len();
+    // Read once: a block may make many instances, and each looks for its own.
+    let attachments: Vec<Resource<'_>> = module
+        .resources_of("aws_network_interface_attachment")
+        .collect();
     for r in module.resources_of("aws_instance") {
-        out.capacity.push(instance(module, &r));
+        out.capacity.push(instance(module, &r, &attachments));
     }
     for r in module.resources_of("aws_spot_instance_request") {
-        let mut c = instance(module, &r);
+        let mut c = instance(module, &r, &attachments);
         c.market = Value::Known(Market::Spot, r.header());
         out.capacity.push(c);
     }
@@ -344,7 +348,11 @@ fn subnet_zones(module: &Module<'_>, b: &Block<'_>, key: &str) -> Value<Zones> {
 /// `aws_network_interface_attachment`s that name it. Whether one is an EFA
 /// (`interface_type = "efa"` or `"efa-only"`), with the network cards the EFAs sit on.
 /// `Absent` when it is given none; `Unknown` when one cannot be read.
-fn attached_efa(module: &Module<'_>, r: &Resource<'_>) -> Value<(bool, Option<(u32, Span)>)> {
+fn attached_efa(
+    module: &Module<'_>,
+    r: &Resource<'_>,
+    attachments: &[Resource<'_>],
+) -> Value<(bool, Option<(u32, Span)>)> {
     let mut nics: Vec<(Resource<'_>, Value<u64>)> = Vec::new();
     let mut at: Option<Span> = None;
     if let Value::Known(blocks, span) = r.block.blocks("network_interface") {
@@ -364,7 +372,7 @@ fn attached_efa(module: &Module<'_>, r: &Resource<'_>) -> Value<(bool, Option<(u
             nics.push((eni, n.u64("network_card_index")));
         }
     }
-    for a in module.resources_of("aws_network_interface_attachment") {
+    for a in attachments {
         let names_it = a
             .block
             .expr("instance_id")
@@ -422,7 +430,7 @@ fn one(b: &Block<'_>, key: &str, provider: Provider) -> Value<Vec<Machine>> {
     b.str(key).map(|t| vec![instance_machine(provider, &t)])
 }
 
-fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
+fn instance(module: &Module<'_>, r: &Resource<'_>, attachments: &[Resource<'_>]) -> Capacity {
     let b = &r.block;
     let lt = launch_template(module, b, "launch_template");
     let mut c = Capacity::new(
@@ -453,7 +461,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>) -> Capacity {
         Value::Absent => from_template(&lt, |t| t.placement.clone()),
         p => p,
     };
-    match attached_efa(module, r) {
+    match attached_efa(module, r, attachments) {
         Value::Absent => {
             c.fast_fabric = from_template(&lt, |t| t.efa.clone());
             c.efa_cards = lt.known().and_then(|t| t.efa_cards.clone());

@@ -14,6 +14,11 @@ const ECS_NAMESPACE: &str = "ecs";
 
 /// Marks the groups in `capacity` that a service of `module` keeps running.
 pub fn hold(module: &Module<'_>, capacity: &mut [Capacity]) {
+    // Read once: a block may make many services, and each looks through these.
+    let providers: Vec<Resource<'_>> = module.resources_of("aws_ecs_capacity_provider").collect();
+    if providers.is_empty() {
+        return;
+    }
     let targets: Vec<Resource<'_>> = module
         .resources_of("aws_appautoscaling_target")
         .filter(|t| is_ecs(&t.block))
@@ -22,16 +27,24 @@ pub fn hold(module: &Module<'_>, capacity: &mut [Capacity]) {
         .resources_of("aws_appautoscaling_scheduled_action")
         .filter(|t| is_ecs(&t.block))
         .collect();
+    let defaults: Vec<Resource<'_>> = module
+        .resources_of("aws_ecs_cluster_capacity_providers")
+        .collect();
+    // Each provider's group, by the provider's resource name.
+    let groups: Vec<(&str, String)> = providers
+        .iter()
+        .filter_map(|p| Some((p.name, backing_group(module, p)?)))
+        .collect();
     for service in module.resources_of("aws_ecs_service") {
         let Some((tasks, span, why)) = always_running(module, &service, &targets, &schedules)
         else {
             continue;
         };
-        for (provider, on) in placed_on(module, &service.block, tasks) {
-            let Some(group) = backing_group(module, &provider) else {
+        for (provider, on) in placed_on(module, &service.block, tasks, &providers, &defaults) {
+            let Some((_, group)) = groups.iter().find(|(name, _)| *name == provider) else {
                 continue;
             };
-            for c in capacity.iter_mut().filter(|c| c.subject == group) {
+            for c in capacity.iter_mut().filter(|c| c.subject == *group) {
                 // Tasks share an instance when they fit: at least one is held.
                 let held = Held {
                     by: service.subject(),
@@ -131,19 +144,25 @@ fn names_service(module: &Module<'_>, target: &Block<'_>, service: &Resource<'_>
 
 /// The capacity providers (as their resource name) `service` places tasks on, with the
 /// tasks each surely gets out of `tasks`: its own strategy, else its cluster's default.
-fn placed_on(module: &Module<'_>, service: &Block<'_>, tasks: u64) -> Vec<(String, u64)> {
+fn placed_on(
+    module: &Module<'_>,
+    service: &Block<'_>,
+    tasks: u64,
+    providers: &[Resource<'_>],
+    defaults: &[Resource<'_>],
+) -> Vec<(String, u64)> {
     let strategy = match service.blocks("capacity_provider_strategy") {
         Value::Known(items, _) => items,
         Value::Unknown(_) => return Vec::new(),
         // A launch type places tasks on whatever instances the cluster has.
         Value::Absent if service.str("launch_type") != Value::Absent => return Vec::new(),
-        Value::Absent => cluster_default(module, service),
+        Value::Absent => cluster_default(module, service, defaults),
     };
     let single = strategy.len() == 1;
     strategy
         .iter()
         .filter_map(|item| {
-            let provider = provider_named(module, item.expr("capacity_provider")?)?;
+            let provider = provider_named(providers, item.expr("capacity_provider")?)?;
             // The provider with a `base` runs that many first; the rest are shared by
             // weight, so only a lone provider surely runs them all.
             let on = if single {
@@ -157,7 +176,11 @@ fn placed_on(module: &Module<'_>, service: &Block<'_>, tasks: u64) -> Vec<(Strin
 }
 
 /// The default strategy of the cluster `service` runs in.
-fn cluster_default<'a>(module: &'a Module<'a>, service: &Block<'a>) -> Vec<Block<'a>> {
+fn cluster_default<'a>(
+    module: &'a Module<'a>,
+    service: &Block<'a>,
+    defaults: &[Resource<'a>],
+) -> Vec<Block<'a>> {
     let Some(cluster) = service
         .expr("cluster")
         .map(references)
@@ -170,10 +193,10 @@ fn cluster_default<'a>(module: &'a Module<'a>, service: &Block<'a>) -> Vec<Block
             .map(references)
             .is_some_and(|r| r.iter().any(|r| r.name == cluster.name))
     };
-    let from = module
-        .resources_of("aws_ecs_cluster_capacity_providers")
+    let from = defaults
+        .iter()
         .find(|r| of_cluster(&r.block))
-        .map(|r| r.block)
+        .map(|r| r.block.clone())
         // Provider versions before 4.0 wrote it on the cluster.
         .or_else(|| {
             module
@@ -189,7 +212,7 @@ fn cluster_default<'a>(module: &'a Module<'a>, service: &Block<'a>) -> Vec<Block
 }
 
 /// The `aws_ecs_capacity_provider` an expression names: by reference, or by its `name`.
-fn provider_named(module: &Module<'_>, expr: &hcl_edit::expr::Expression) -> Option<String> {
+fn provider_named(providers: &[Resource<'_>], expr: &hcl_edit::expr::Expression) -> Option<String> {
     if let Some(r) = references(expr)
         .into_iter()
         .find(|r| r.rtype == "aws_ecs_capacity_provider")
@@ -197,16 +220,15 @@ fn provider_named(module: &Module<'_>, expr: &hcl_edit::expr::Expression) -> Opt
         return Some(r.name);
     }
     let name = string_shape(expr).filter(|s| !s.contains(HOLE))?;
-    module
-        .resources_of("aws_ecs_capacity_provider")
+    providers
+        .iter()
         .find(|p| p.block.str("name").known() == Some(&name))
         .map(|p| p.name.to_string())
 }
 
 /// The subject of the auto scaling group behind a capacity provider, when it is one
 /// resource of this module.
-fn backing_group(module: &Module<'_>, provider: &str) -> Option<String> {
-    let p = module.resource("aws_ecs_capacity_provider", provider)?;
+fn backing_group(module: &Module<'_>, p: &Resource<'_>) -> Option<String> {
     let spec = p.block.block("auto_scaling_group_provider");
     let arn = spec.known()?.expr("auto_scaling_group_arn")?;
     let group = references(arn)
