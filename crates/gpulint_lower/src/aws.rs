@@ -220,18 +220,15 @@ fn launch_template<'a>(module: &'a Module<'a>, b: &Block<'a>, key: &str) -> Valu
 /// What the older launch configuration of a group contributes (`launch_configuration =
 /// aws_launch_configuration.NAME.name`): its type, and spot when it bids a `spot_price`.
 fn launch_configuration(module: &Module<'_>, b: &Block<'_>) -> Value<Template> {
-    let (Some(expr), Some(span)) = (
-        b.expr("launch_configuration"),
-        b.span_of("launch_configuration"),
-    ) else {
-        return Value::Absent;
-    };
-    let Some(lc) = references(expr)
-        .into_iter()
-        .find(|r| r.rtype == "aws_launch_configuration")
-        .and_then(|r| module.resource(&r.rtype, &r.name))
-    else {
-        return Value::Unknown(span);
+    let (lc, span) = match referenced(
+        module,
+        b,
+        "launch_configuration",
+        "aws_launch_configuration",
+    ) {
+        Value::Known(lc, span) => (lc, span),
+        Value::Unknown(span) => return Value::Unknown(span),
+        Value::Absent => return Value::Absent,
     };
     let lb = &lc.block;
     let market = match lb.str("spot_price") {
@@ -291,18 +288,35 @@ fn reservation_target(b: &Block<'_>) -> Option<Span> {
         .map(|t| t.header.clone())
 }
 
-/// The strategy of the placement group `b.key` names. `Unknown` when it names one
-/// gpulint cannot see (a name string, a variable).
-fn placement_group(module: &Module<'_>, b: &Block<'_>, key: &str) -> Value<Placement> {
+/// The resource of type `rtype` that `b.key` refers to, in this module, with where the key
+/// is written: `Absent` when the key is not written, `Unknown` when it names one gpulint
+/// cannot see (a literal ID, a variable, another module's output).
+fn referenced<'m>(
+    module: &'m Module<'m>,
+    b: &Block<'_>,
+    key: &str,
+    rtype: &str,
+) -> Value<Resource<'m>> {
     let (Some(expr), Some(span)) = (b.expr(key), b.span_of(key)) else {
         return Value::Absent;
     };
-    let Some(pg) = references(expr)
+    match references(expr)
         .into_iter()
-        .find(|r| r.rtype == "aws_placement_group")
+        .find(|r| r.rtype == rtype)
         .and_then(|r| module.resource(&r.rtype, &r.name))
-    else {
-        return Value::Unknown(span);
+    {
+        Some(found) => Value::Known(found, span),
+        None => Value::Unknown(span),
+    }
+}
+
+/// The strategy of the placement group `b.key` names. `Unknown` when it names one
+/// gpulint cannot see (a name string, a variable).
+fn placement_group(module: &Module<'_>, b: &Block<'_>, key: &str) -> Value<Placement> {
+    let (pg, span) = match referenced(module, b, key, "aws_placement_group") {
+        Value::Known(pg, span) => (pg, span),
+        Value::Unknown(span) => return Value::Unknown(span),
+        Value::Absent => return Value::Absent,
     };
     match pg.block.str("strategy") {
         Value::Known(s, _) => Value::Known(
@@ -358,14 +372,8 @@ fn attached_efa(
     if let Value::Known(blocks, span) = r.block.blocks("network_interface") {
         at = Some(span);
         for n in blocks {
-            let Some(eni) = n
-                .expr("network_interface_id")
-                .map(references)
-                .and_then(|refs| {
-                    refs.into_iter()
-                        .find(|x| x.rtype == "aws_network_interface")
-                })
-                .and_then(|x| module.resource(&x.rtype, &x.name))
+            let Value::Known(eni, _) =
+                referenced(module, &n, "network_interface_id", "aws_network_interface")
             else {
                 return Value::Unknown(n.header);
             };
@@ -381,16 +389,12 @@ fn attached_efa(
         if !names_it {
             continue;
         }
-        let Some(eni) = a
-            .block
-            .expr("network_interface_id")
-            .map(references)
-            .and_then(|refs| {
-                refs.into_iter()
-                    .find(|x| x.rtype == "aws_network_interface")
-            })
-            .and_then(|x| module.resource(&x.rtype, &x.name))
-        else {
+        let Value::Known(eni, _) = referenced(
+            module,
+            &a.block,
+            "network_interface_id",
+            "aws_network_interface",
+        ) else {
             return Value::Unknown(a.header());
         };
         at.get_or_insert_with(|| a.header());
