@@ -117,7 +117,7 @@ const EXAMPLE_FOLDERS: [&str; 9] = [
     "examples", "example", "samples", "sample", "demo", "demos", "test", "tests", "testing",
 ];
 
-/// Whether a folder's name is one of [`EXAMPLE_FOLDERS`], in any case.
+/// Whether a folder's name is one of the example or test folder names, in any case.
 pub fn is_example_folder(name: &str) -> bool {
     EXAMPLE_FOLDERS.iter().any(|e| name.eq_ignore_ascii_case(e))
 }
