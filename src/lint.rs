@@ -140,7 +140,7 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
     // And the calls that deploy the modules they are in, which they name.
     let calls: Vec<FileId> = found
         .iter()
-        .filter_map(|f| rules::outermost_call(&origins, &f.subject))
+        .filter_map(|f| rules::outermost_call(&origins, &f.subject, f.primary.file))
         .map(|(_, call)| call.file)
         .collect();
     reload(

@@ -652,3 +652,40 @@ fn an_indexed_entry_is_traced_and_a_deep_module_finds_its_caller() {
     assert_eq!(findings.len(), 1, "{report:#}");
     assert_eq!(findings[0]["file"], format!("{module}/main.tf"));
 }
+
+/// A finding inside a local module names the call that deploys it; when two roots call the
+/// module under the same name, the finding cannot tell which, and names neither.
+#[test]
+fn the_call_that_deploys_a_module_is_named_only_when_it_is_certain() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    crate::common::write(
+        root,
+        "mod/main.tf",
+        "variable \"instance_type\" {\n  default = \"g6.xlarge\"\n}\n\
+         resource \"aws_instance\" \"this\" {\n  ami           = \"ami-0123456789abcdef0\"\n  \
+         instance_type = var.instance_type\n}\n",
+    );
+    for r in ["a", "b"] {
+        crate::common::write(
+            root,
+            &format!("{r}/main.tf"),
+            "module \"gpu\" {\n  source = \"../mod\"\n}\n",
+        );
+    }
+    let calls = |folders: &[&str]| -> Vec<String> {
+        let mut args = vec!["check", "--format", "json"];
+        args.extend_from_slice(folders);
+        let report = json(&crate::common::gpulint(&args, root, None));
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|f| f["related"].as_array().cloned().unwrap_or_default())
+            .filter(|r| r["message"] == "`module.gpu` deploys the module here")
+            .map(|r| r["file"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(calls(&["a"]), vec!["a/main.tf".to_string()]);
+    assert_eq!(calls(&["a", "b"]), Vec::<String>::new());
+}

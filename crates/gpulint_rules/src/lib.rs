@@ -478,7 +478,7 @@ pub fn add_related(
 /// else it points at is: the root a user reads, with the inputs it gives.
 pub fn add_calls(origins: &[gpulint_model::Instance], findings: &mut [Finding]) {
     for f in findings {
-        let Some((name, call)) = outermost_call(origins, &f.subject) else {
+        let Some((name, call)) = outermost_call(origins, &f.subject, f.primary.file) else {
             continue;
         };
         let mut points = std::iter::once(&f.primary)
@@ -494,17 +494,42 @@ pub fn add_calls(origins: &[gpulint_model::Instance], findings: &mut [Finding]) 
     }
 }
 
-/// The outermost `module` call a subject was made through (`module.gpu` of
-/// `module.gpu.module.pool.aws_instance.x`), and where it is written.
+/// The outermost `module` call a finding was made through (`module.gpu` of
+/// `module.gpu.module.pool.aws_instance.x`), and where it is written. Subjects repeat
+/// across the roots of a run (two samples may each call `module.gke`), so the chain is
+/// followed from the module instance whose files hold the finding's `file`, up through the
+/// instance whose files hold each call; where two roots fit alike, no call is named.
 pub fn outermost_call<'a>(
     origins: &'a [gpulint_model::Instance],
     subject: &str,
+    file: gpulint_source::FileId,
 ) -> Option<(&'a str, &'a gpulint_model::Span)> {
-    origins
-        .iter()
-        .filter(|i| !i.prefix.is_empty() && subject.starts_with(&i.prefix))
-        .min_by_key(|i| i.prefix.len())
-        .and_then(|i| Some((i.prefix.trim_end_matches('.'), i.call.as_ref()?)))
+    // The one instance of the longest prefix that fits, when its call is not in doubt.
+    let deepest = |fits: &dyn Fn(&gpulint_model::Instance) -> bool| {
+        let found: Vec<&'a gpulint_model::Instance> = origins
+            .iter()
+            .filter(|i| !i.prefix.is_empty() && fits(i))
+            .collect();
+        let longest = found.iter().map(|i| i.prefix.len()).max()?;
+        let mut at = found.into_iter().filter(|i| i.prefix.len() == longest);
+        let first = at.next()?;
+        at.all(|i| i.call == first.call).then_some(first)
+    };
+    let mut at = deepest(&|i| subject.starts_with(&i.prefix) && i.files.contains(&file))?;
+    // Module nesting is bounded by the module depth limit; so is this walk.
+    loop {
+        let call = at.call.as_ref()?;
+        let prefix = &at.prefix;
+        let parent = deepest(&|i| {
+            i.prefix.len() < prefix.len()
+                && prefix.starts_with(&i.prefix)
+                && i.files.contains(&call.file)
+        });
+        match parent {
+            Some(p) => at = p,
+            None => return Some((at.prefix.trim_end_matches('.'), call)),
+        }
+    }
 }
 
 /// The variable an expression's text reads, when it is a reference to one and nothing
