@@ -137,19 +137,12 @@ pub fn lint(opts: &Options, stdin: impl std::io::Read) -> Result<Outcome, String
         .iter()
         .flat_map(|f| std::iter::once(&f.primary).chain(&f.secondary))
         .map(|l| l.file);
-    // And the calls that deploy the modules they are in, which they name.
-    let calls: Vec<FileId> = found
-        .iter()
-        .filter_map(|f| rules::outermost_call(&origins, &f.subject, f.primary.file))
-        .map(|(_, call)| call.file)
-        .collect();
-    reload(
-        &mut db,
-        labelled.filter(|id| in_modules.contains(id)).chain(calls),
-    )?;
+    reload(&mut db, labelled.filter(|id| in_modules.contains(id)))?;
     rules::add_related(&origins, &db, &mut found);
     add_provenance(&origins, &mut db, &mut found)?;
-    rules::add_calls(&origins, &mut found);
+    // And the calls that deploy the modules they are in, which they name.
+    let calls = rules::add_calls(&origins, &mut found);
+    reload(&mut db, calls)?;
     drop(origins);
     rules::add_caveats(&caveats, &mut found);
     // Which ids ran: a policy's ids are known only by their prefix.

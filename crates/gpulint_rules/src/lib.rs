@@ -475,8 +475,13 @@ pub fn add_related(
 }
 
 /// A finding inside a local module names the call that deploys it, last, where nothing
-/// else it points at is: the root a user reads, with the inputs it gives.
-pub fn add_calls(origins: &[gpulint_model::Instance], findings: &mut [Finding]) {
+/// else it points at is: the root a user reads, with the inputs it gives. Returns the
+/// files those calls are in, to be read for the report.
+pub fn add_calls(
+    origins: &[gpulint_model::Instance],
+    findings: &mut [Finding],
+) -> Vec<gpulint_source::FileId> {
+    let mut files = Vec::new();
     for f in findings {
         let Some((name, call)) = outermost_call(origins, &f.subject, f.primary.file) else {
             continue;
@@ -485,6 +490,7 @@ pub fn add_calls(origins: &[gpulint_model::Instance], findings: &mut [Finding]) 
             .chain(&f.secondary)
             .chain(&f.related);
         if !points.any(|l| l.file == call.file) {
+            files.push(call.file);
             f.related.push(Label::new(
                 call.file,
                 Some(call.range()),
@@ -492,6 +498,7 @@ pub fn add_calls(origins: &[gpulint_model::Instance], findings: &mut [Finding]) 
             ));
         }
     }
+    files
 }
 
 /// The outermost `module` call a finding was made through (`module.gpu` of
@@ -499,7 +506,7 @@ pub fn add_calls(origins: &[gpulint_model::Instance], findings: &mut [Finding]) 
 /// across the roots of a run (two samples may each call `module.gke`), so the chain is
 /// followed from the module instance whose files hold the finding's `file`, up through the
 /// instance whose files hold each call; where two roots fit alike, no call is named.
-pub fn outermost_call<'a>(
+fn outermost_call<'a>(
     origins: &'a [gpulint_model::Instance],
     subject: &str,
     file: gpulint_source::FileId,
