@@ -171,11 +171,7 @@ pub fn trace(
             named_counted.extend(hits.into_iter().filter(|h| h.1).map(|h| (file, h.0)));
         }
         // What the expression refers to, in the module instance whose files hold it.
-        let Some(instance) = instances
-            .iter()
-            .filter(|i| i.files.contains(&file) && subject.starts_with(&i.prefix))
-            .max_by_key(|i| i.prefix.len())
-        else {
+        let Some(instance) = instance_of(instances, subject, file) else {
             continue;
         };
         let mut refs = Vec::new();
@@ -216,10 +212,7 @@ pub fn trace(
     // A key set from a variable (`min_size = var.gpu_min_size`): the line to change is
     // where that variable is set, its default or the value a caller or tfvars gives it.
     if let Some(name) = variable_value(db, file, &range)
-        && let Some(set) = instances
-            .iter()
-            .filter(|i| i.files.contains(&file) && subject.starts_with(&i.prefix))
-            .max_by_key(|i| i.prefix.len())
+        && let Some(set) = instance_of(instances, subject, file)
             .and_then(|i| i.vars.get(name))
             .and_then(<[Related]>::first)
     {
@@ -232,6 +225,15 @@ pub fn trace(
         span: Span::new(file, range),
         message: format!("{what} is set here").into(),
     })
+}
+
+/// The module instance an expression in `file` is read in, for a finding about `subject`:
+/// the deepest whose files hold it and whose prefix the subject starts with.
+fn instance_of<'i>(instances: &'i [Instance], subject: &str, file: FileId) -> Option<&'i Instance> {
+    instances
+        .iter()
+        .filter(|i| i.files.contains(&file) && subject.starts_with(&i.prefix))
+        .max_by_key(|i| i.prefix.len())
 }
 
 /// The variable a `key = var.NAME` written at `range` takes its value from, when that is
