@@ -111,13 +111,16 @@ fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
                     }
                     break;
                 }
-                "base64encode" | "base64gzip" => e = f.args.iter().next(),
+                name if ENCODINGS.contains(&name) => e = f.args.iter().next(),
                 _ => break,
             }
         }
     }
     out
 }
+
+/// The calls a start-up script is encoded with, read through to its text.
+const ENCODINGS: [&str; 2] = ["base64encode", "base64gzip"];
 
 /// The keys a VM's start-up script is written under (its text, or a `base64encode` of it).
 const STARTUP_KEYS: [&str; 4] = [
@@ -132,14 +135,13 @@ const STARTUP_KEYS: [&str; 4] = [
 /// "--tensor-parallel-size=4"`).
 pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
     use gpulint_model::Value;
-    let wrappers = ["base64encode", "base64gzip"];
     for key in STARTUP_KEYS {
         let mut texts: Vec<(String, gpulint_model::Span)> = b
-            .template_vars(key, &wrappers)
+            .template_vars(key, &ENCODINGS)
             .into_iter()
             .map(|(_, text, span)| (text, span))
             .collect();
-        if let Value::Known(text, span) = b.text_through(key, &wrappers) {
+        if let Value::Known(text, span) = b.text_through(key, &ENCODINGS) {
             texts.push((text, span));
         }
         for (text, span) in texts {
@@ -160,11 +162,10 @@ pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform:
 pub(crate) fn startup_shutdown(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
     use gpulint_model::{Stop, StopKind, Value};
     let stops = &gpulint_facts::workloads::workloads().self_stop;
-    let wrappers = ["base64encode", "base64gzip"];
     let metadata = b.block("metadata").known().cloned();
     let scripts = STARTUP_KEYS
         .iter()
-        .map(|k| b.text_through(k, &wrappers))
+        .map(|k| b.text_through(k, &ENCODINGS))
         .chain(metadata.iter().map(|m| m.str("startup-script")));
     for script in scripts {
         if let Value::Known(text, span) = script
