@@ -154,17 +154,32 @@ pub(super) fn efa_cards(b: &Block<'_>) -> Option<(u32, Span)> {
     let Value::Known(nics, _) = b.blocks("network_interfaces") else {
         return None;
     };
+    cards_of(
+        nics.iter()
+            .map(|n| (n.str("interface_type"), n.u64("network_card_index"))),
+    )
+}
+
+/// Whether an interface type is an EFA.
+fn is_efa(t: &str) -> bool {
+    t == "efa" || t == "efa-only"
+}
+
+/// The distinct network cards the EFAs among `nics` (each its interface type and card
+/// index, 0 when not written) sit on, with where the first EFA's type is written. `None`
+/// without an EFA, or when a type or index is unknown.
+fn cards_of(nics: impl Iterator<Item = (Value<String>, Value<u64>)>) -> Option<(u32, Span)> {
     let mut cards: Vec<u64> = Vec::new();
     let mut first: Option<Span> = None;
-    for n in &nics {
-        match n.str("interface_type") {
-            Value::Known(t, at) if t == "efa" || t == "efa-only" => {
+    for (kind, card) in nics {
+        match kind {
+            Value::Known(t, at) if is_efa(&t) => {
                 first.get_or_insert(at);
             }
             Value::Unknown(_) => return None,
             _ => continue,
         }
-        match n.u64("network_card_index") {
+        match card {
             Value::Known(i, _) => cards.push(i),
             Value::Absent => cards.push(0),
             Value::Unknown(_) => return None,
@@ -182,10 +197,7 @@ pub(super) fn efa_interfaces(b: &Block<'_>) -> Value<bool> {
     match b.blocks("network_interfaces") {
         Value::Known(nics, span) => {
             let types: Vec<Value<String>> = nics.iter().map(|n| n.str("interface_type")).collect();
-            if types
-                .iter()
-                .any(|t| t.known().is_some_and(|t| t == "efa" || t == "efa-only"))
-            {
+            if types.iter().any(|t| t.known().is_some_and(|t| is_efa(t))) {
                 Value::Known(true, span)
             } else if types.iter().any(Value::is_unknown) {
                 Value::Unknown(span)
@@ -403,29 +415,22 @@ fn attached_efa(
     let Some(at) = at.filter(|_| !nics.is_empty()) else {
         return Value::Absent;
     };
-    let mut cards: Vec<u64> = Vec::new();
-    let mut first: Option<Span> = None;
-    for (eni, card) in &nics {
-        match eni.block.str("interface_type") {
-            Value::Known(t, s) if t == "efa" || t == "efa-only" => {
-                first.get_or_insert(s);
-                match card {
-                    Value::Known(i, _) => cards.push(*i),
-                    Value::Absent => cards.push(0),
-                    Value::Unknown(_) => {}
-                }
-            }
-            Value::Unknown(s) => return Value::Unknown(s),
-            _ => {}
-        }
+    let kinds: Vec<(Value<String>, Value<u64>)> = nics
+        .into_iter()
+        .map(|(eni, card)| (eni.block.str("interface_type"), card))
+        .collect();
+    if let Some(s) = kinds.iter().find_map(|(t, _)| match t {
+        Value::Unknown(s) => Some(s.clone()),
+        _ => None,
+    }) {
+        return Value::Unknown(s);
     }
-    cards.sort_unstable();
-    cards.dedup();
+    let first = kinds.iter().find_map(|(t, _)| match t {
+        Value::Known(t, s) if is_efa(t) => Some(s.clone()),
+        _ => None,
+    });
     match first {
-        Some(s) => {
-            let n = u32::try_from(cards.len()).ok().filter(|&n| n > 0);
-            Value::Known((true, n.map(|n| (n, s.clone()))), s)
-        }
+        Some(s) => Value::Known((true, cards_of(kinds.into_iter())), s),
         None => Value::Known((false, None), at),
     }
 }
