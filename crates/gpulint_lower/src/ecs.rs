@@ -154,8 +154,17 @@ fn placed_on(
     let strategy = match service.blocks("capacity_provider_strategy") {
         Value::Known(items, _) => items,
         Value::Unknown(_) => return Vec::new(),
-        // A launch type places tasks on whatever instances the cluster has.
-        Value::Absent if service.str("launch_type") != Value::Absent => return Vec::new(),
+        // A launch type places tasks on whatever instances the cluster has: on EC2, those
+        // of its one capacity provider when it has one.
+        Value::Absent if service.str("launch_type") != Value::Absent => {
+            if service.str("launch_type").known().map(String::as_str) != Some("EC2") {
+                return Vec::new();
+            }
+            return match cluster_providers(module, service, providers, defaults).as_slice() {
+                [one] => vec![(one.clone(), tasks)],
+                _ => Vec::new(),
+            };
+        }
         Value::Absent => cluster_default(module, service, defaults),
     };
     let single = strategy.len() == 1;
@@ -175,40 +184,74 @@ fn placed_on(
         .collect()
 }
 
+/// Where the capacity providers of the cluster `service` runs in are written: its
+/// `aws_ecs_cluster_capacity_providers`, else (provider versions before 4.0) the cluster.
+fn cluster_settings<'a>(
+    module: &'a Module<'a>,
+    service: &Block<'a>,
+    defaults: &[Resource<'a>],
+) -> Option<Block<'a>> {
+    let cluster = service
+        .expr("cluster")
+        .map(references)
+        .and_then(|r| r.into_iter().find(|r| r.rtype == "aws_ecs_cluster"))?;
+    let of_cluster = |b: &Block<'_>| {
+        b.expr("cluster_name")
+            .map(references)
+            .is_some_and(|r| r.iter().any(|r| r.name == cluster.name))
+    };
+    defaults
+        .iter()
+        .find(|r| of_cluster(&r.block))
+        .map(|r| r.block.clone())
+        .or_else(|| {
+            module
+                .resource("aws_ecs_cluster", &cluster.name)
+                .map(|r| r.block)
+        })
+}
+
 /// The default strategy of the cluster `service` runs in.
 fn cluster_default<'a>(
     module: &'a Module<'a>,
     service: &Block<'a>,
     defaults: &[Resource<'a>],
 ) -> Vec<Block<'a>> {
-    let Some(cluster) = service
-        .expr("cluster")
-        .map(references)
-        .and_then(|r| r.into_iter().find(|r| r.rtype == "aws_ecs_cluster"))
-    else {
+    cluster_settings(module, service, defaults)
+        .and_then(|b| {
+            b.blocks("default_capacity_provider_strategy")
+                .known()
+                .cloned()
+        })
+        .unwrap_or_default()
+}
+
+/// The EC2 capacity providers (by resource name) the cluster `service` runs in lists,
+/// when every one it lists is known; empty when it lists none or one is not known.
+fn cluster_providers(
+    module: &Module<'_>,
+    service: &Block<'_>,
+    providers: &[Resource<'_>],
+    defaults: &[Resource<'_>],
+) -> Vec<String> {
+    let Some(settings) = cluster_settings(module, service, defaults) else {
         return Vec::new();
     };
-    let of_cluster = |b: &Block<'_>| {
-        b.expr("cluster_name")
-            .map(references)
-            .is_some_and(|r| r.iter().any(|r| r.name == cluster.name))
+    let Some(hcl_edit::expr::Expression::Array(items)) = settings.expr("capacity_providers") else {
+        return Vec::new();
     };
-    let from = defaults
-        .iter()
-        .find(|r| of_cluster(&r.block))
-        .map(|r| r.block.clone())
-        // Provider versions before 4.0 wrote it on the cluster.
-        .or_else(|| {
-            module
-                .resource("aws_ecs_cluster", &cluster.name)
-                .map(|r| r.block)
-        });
-    from.and_then(|b| {
-        b.blocks("default_capacity_provider_strategy")
-            .known()
-            .cloned()
-    })
-    .unwrap_or_default()
+    let mut named = Vec::new();
+    for item in items {
+        // Fargate runs no task on the cluster's instances.
+        if string_shape(item).is_some_and(|s| s.starts_with("FARGATE")) {
+            continue;
+        }
+        match provider_named(providers, item) {
+            Some(p) => named.push(p),
+            None => return Vec::new(),
+        }
+    }
+    named
 }
 
 /// The `aws_ecs_capacity_provider` an expression names: by reference, or by its `name`.
