@@ -157,10 +157,22 @@ pub struct Workloads {
 pub struct SelfStop {
     commands: Vec<String>,
     schedulers: Vec<String>,
+    arg_words: Vec<String>,
     pub source: String,
 }
 
 impl SelfStop {
+    /// Whether a variable a start-up script is rendered with tells it to stop the machine:
+    /// its name holds one of the `arg_words` and its value is not off.
+    pub fn arg_stops(&self, key: &str, value: &str) -> bool {
+        let key = key.to_ascii_lowercase().replace('-', "_");
+        let off = matches!(
+            value.trim().to_ascii_lowercase().as_str(),
+            "" | "false" | "0" | "no" | "off" | "none" | "null" | "disabled"
+        );
+        !off && self.arg_words.iter().any(|w| key.contains(w.as_str()))
+    }
+
     /// The first line of a shell script that shuts the machine down, 1-based, if any: a
     /// command (after `sudo`, `nohup`, `exec`; by name or path) that begins with one of the
     /// commands, or a scheduler given one (`systemd-run --on-active=2h /sbin/poweroff`,

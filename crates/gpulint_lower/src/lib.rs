@@ -274,11 +274,16 @@ fn lower_module(
                 )
             })
             .map(|n| {
-                let input = match call.block.value(&n) {
-                    Value::Known(v, _) => Input::Known(v),
-                    Value::Unknown(_) => Input::Unknown,
+                let input = match (call.block.value(&n), call.block.passed_knob(&n)) {
+                    (Value::Known(v, _), Some(in_files)) => Input::Knob { value: v, in_files },
+                    (Value::Absent, Some(in_files)) => Input::Knob {
+                        value: hcl::Value::Null,
+                        in_files,
+                    },
+                    (Value::Known(v, _), None) => Input::Known(v),
+                    (Value::Unknown(_), _) => Input::Unknown,
                     // The key is written, so its value is `null`.
-                    Value::Absent => Input::Known(hcl::Value::Null),
+                    (Value::Absent, None) => Input::Known(hcl::Value::Null),
                 };
                 let set = call
                     .block

@@ -89,7 +89,7 @@ pub fn block_role(b: &gpulint_terraform::Block<'_>, span: &gpulint_model::Span) 
 /// The keys and literal values of the variables a start-up script is rendered with:
 /// `user_data`, `metadata_startup_script` or `custom_data` written as
 /// `templatefile(PATH, { … })` (or wrapped in `base64encode`).
-fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
+pub(crate) fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
     use hcl_edit::expr::Expression;
     let mut out = Vec::new();
     for key in STARTUP_KEYS {
@@ -120,10 +120,10 @@ fn startup_args(b: &gpulint_terraform::Block<'_>) -> Vec<(String, String)> {
 }
 
 /// The calls a start-up script is encoded with, read through to its text.
-const ENCODINGS: [&str; 2] = ["base64encode", "base64gzip"];
+pub(crate) const ENCODINGS: [&str; 2] = ["base64encode", "base64gzip"];
 
 /// The keys a VM's start-up script is written under (its text, or a `base64encode` of it).
-const STARTUP_KEYS: [&str; 4] = [
+pub(crate) const STARTUP_KEYS: [&str; 4] = [
     "user_data",
     "metadata_startup_script",
     "custom_data",
@@ -154,8 +154,9 @@ pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform:
 }
 
 /// Adds a stop to a standalone VM whose start-up script shuts it down (`shutdown -h +120`,
-/// `poweroff` when its job ends; the commands are `[self_stop]` in workloads.toml): a
-/// machine that stops itself is not left running. Read in `user_data`,
+/// `poweroff` when its job ends; the commands are `[self_stop]` in workloads.toml), or
+/// whose `templatefile()` variables tell the script to (`auto_shutdown = "true"`, names
+/// from `arg_words`): a machine that stops itself is not left running. Read in `user_data`,
 /// `metadata_startup_script`, `custom_data` and GCE's `metadata.startup-script`, as the
 /// machine runs it (through `base64encode`). Not for groups, which replace a machine that
 /// shuts down.
@@ -177,5 +178,16 @@ pub(crate) fn startup_shutdown(c: &mut gpulint_model::Capacity, b: &gpulint_terr
             });
             return;
         }
+    }
+    // `templatefile("run.sh", { auto_shutdown = "true" })`: the script is told to stop it.
+    let told = STARTUP_KEYS
+        .iter()
+        .flat_map(|k| b.template_vars(k, &ENCODINGS))
+        .find(|(k, v, _)| stops.arg_stops(k, v));
+    if let Some((_, _, span)) = told {
+        c.stop.push(Stop {
+            kind: StopKind::StartupShutdown,
+            span,
+        });
     }
 }

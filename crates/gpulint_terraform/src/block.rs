@@ -237,6 +237,25 @@ impl<'a> Block<'a> {
         }
     }
 
+    /// Whether `key` passes on, as written, a variable a user sets for this module
+    /// (`create = var.create`, the variable at its default or set by a variable file):
+    /// `Some(true)` when a variable file sets it. A called module reads what it is given
+    /// there as a knob of its own, so a toggle it switches off is still read switched on.
+    pub fn passed_knob(&self, key: &str) -> Option<bool> {
+        let owner = self.owner(key)?;
+        let Some(Expression::Traversal(t)) = owner.expr(key) else {
+            return None;
+        };
+        let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
+            return None;
+        };
+        let TraversalOperator::GetAttr(name) = op.value() else {
+            return None;
+        };
+        (root.as_str() == "var" && owner.scope.is_user_knob(name.as_str()))
+            .then(|| owner.scope.is_set_in_files(name.as_str()))
+    }
+
     /// The span of an attribute's value.
     pub fn span_of(&self, key: &str) -> Option<Span> {
         let owner = self.owner(key)?;

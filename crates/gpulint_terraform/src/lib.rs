@@ -129,6 +129,12 @@ pub struct Module<'a> {
 /// What a caller gives a variable of a called module.
 pub enum Input {
     Known(hcl::Value),
+    /// Passed on as written from a variable a user sets for the caller (`create =
+    /// var.create`): still a knob here. `in_files`: a variable file sets it.
+    Knob {
+        value: hcl::Value,
+        in_files: bool,
+    },
     /// Given, but gpulint cannot evaluate it: the default no longer applies.
     Unknown,
 }
@@ -221,7 +227,11 @@ impl<'a> Module<'a> {
                 continue;
             };
             match input {
-                Input::Known(hcl::Value::Null) if not_nullable => {}
+                Input::Known(hcl::Value::Null)
+                | Input::Knob {
+                    value: hcl::Value::Null,
+                    ..
+                } if not_nullable => {}
                 Input::Known(v) => {
                     unknown.remove(&format!("var.{name}"));
                     defaulted.remove(&name);
@@ -230,6 +240,20 @@ impl<'a> Module<'a> {
                     }
                     origins.insert(intern(&name), set);
                     vars.insert(name, v);
+                }
+                Input::Knob {
+                    value,
+                    in_files: by_file,
+                } => {
+                    unknown.remove(&format!("var.{name}"));
+                    if by_file {
+                        defaulted.remove(&name);
+                        in_files.insert(name.clone());
+                    } else {
+                        defaulted.insert(name.clone());
+                    }
+                    origins.insert(intern(&name), set);
+                    vars.insert(name, value);
                 }
                 Input::Unknown => {
                     defaulted.remove(&name);
