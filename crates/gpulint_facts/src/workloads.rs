@@ -149,6 +149,62 @@ pub struct Workloads {
     pub load_balanced: Vec<LoadBalanced>,
     /// Commands by which a start-up script shuts its own machine down.
     pub self_stop: SelfStop,
+    /// What a start-up script says about storage that outlives its machine.
+    pub lasting_storage: LastingStorage,
+}
+
+/// Storage a VM's start-up script or its variables set up that outlives the machine: a
+/// network or object file system it mounts, object storage it copies to over and over.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LastingStorage {
+    mounts: Vec<String>,
+    syncs: Vec<String>,
+    repeats: Vec<String>,
+    arg_words: Vec<String>,
+    checkpoint_words: Vec<String>,
+    pub source: String,
+}
+
+impl LastingStorage {
+    /// The first line of a script, 1-based, that mounts lasting storage, or copies to
+    /// object storage in a script that repeats something (a loop, a cron entry): a copy
+    /// made only when the job ends is lost with the machine before it. Comments are not
+    /// read.
+    pub fn line_in(&self, script: &str) -> Option<usize> {
+        let code: Vec<&str> = script
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or(""))
+            .collect();
+        let has = |line: &str, words: &[String]| words.iter().any(|w| line.contains(w.as_str()));
+        if let Some(n) = code.iter().position(|l| has(l, &self.mounts)) {
+            return Some(n + 1);
+        }
+        let repeats = code.iter().any(|l| has(l, &self.repeats));
+        code.iter()
+            .position(|l| repeats && has(l, &self.syncs))
+            .map(|n| n + 1)
+    }
+
+    /// Whether the name of a variable a start-up script is rendered with names a file
+    /// system for it to mount (`efs_id`, `fsx_dns_name`), whatever its value.
+    pub fn names_file_system(&self, key: &str) -> bool {
+        key.to_ascii_lowercase()
+            .split(['_', '-', '.'])
+            .any(|s| self.arg_words.iter().any(|w| s.starts_with(w.as_str())))
+    }
+
+    /// Whether a variable a start-up script is rendered with gives it a checkpoint location
+    /// in object storage (`checkpoint_uri = "s3://…"`, `checkpoint_bucket = "runs"`).
+    pub fn checkpoint_store(&self, key: &str, value: &str) -> bool {
+        let key = key.to_ascii_lowercase();
+        !value.trim().is_empty()
+            && self
+                .checkpoint_words
+                .iter()
+                .any(|w| key.contains(w.as_str()))
+            && (value.contains("://") || key.split(['_', '-', '.']).any(|s| s == "bucket"))
+    }
 }
 
 /// Commands by which a machine's start-up script shuts it down.

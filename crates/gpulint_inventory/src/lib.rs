@@ -173,6 +173,11 @@ pub struct Capacity<'a> {
     /// out when none does.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub held: Option<Held<'a>>,
+    /// Whether a VM keeps what it wrote to disk through a spot reclaim (`true` where that
+    /// is written, `false` at the line that sends the disks with it); left out for
+    /// capacity it is not read for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lasting_storage: Option<Field<'a, bool>>,
 }
 
 /// Tasks of a service that hold up machines of a group, where their count is written.
@@ -653,6 +658,7 @@ impl<'a> Cx<'a> {
                 machines_at_least: h.machines,
                 at: self.at(&h.span),
             }),
+            lasting_storage: self.value(&c.lasting_storage, |b| *b),
         }
     }
 

@@ -16,12 +16,16 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let attachments: Vec<Resource<'_>> = module
         .resources_of("aws_network_interface_attachment")
         .collect();
+    let volumes: Vec<Resource<'_>> = module.resources_of("aws_volume_attachment").collect();
     for r in module.resources_of("aws_instance") {
-        out.capacity.push(instance(module, &r, &attachments));
+        let mut c = instance(module, &r, &attachments);
+        c.lasting_storage = super::storage::aws(&r, &volumes);
+        out.capacity.push(c);
     }
     for r in module.resources_of("aws_spot_instance_request") {
         let mut c = instance(module, &r, &attachments);
         c.market = Value::Known(Market::Spot, r.header());
+        c.lasting_storage = super::storage::aws(&r, &volumes);
         out.capacity.push(c);
     }
     for r in module.resources_of("aws_autoscaling_group") {

@@ -25,6 +25,9 @@ const SCALE_SETS: [&str; 3] = [
 
 pub fn lower(module: &Module<'_>, out: &mut Inventory) {
     let first = out.capacity.len();
+    let disks: Vec<_> = module
+        .resources_of("azurerm_virtual_machine_data_disk_attachment")
+        .collect();
     for (rtype, size_key) in VMS {
         for r in module.resources_of(rtype) {
             let b = &r.block;
@@ -45,6 +48,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.reserved = b.span_of("capacity_reservation_group_id");
             c.role = super::resource_role(&r, &["tags"], &[]);
             c.region = location(b);
+            c.lasting_storage = super::storage::azure(&r, &disks);
             super::role::startup_shutdown(&mut c, b);
             super::role::startup_tp(&mut c, b);
             out.capacity.push(c);

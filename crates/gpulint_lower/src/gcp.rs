@@ -133,6 +133,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     super::branch::gpu_branch(&mut c, b, "machine_type");
     c.market = market(&scheduling);
     if kind == CapacityKind::Instance {
+        c.lasting_storage = super::storage::gcp(r);
         c.scale = Scale::fixed(Value::Known(1, r.header()));
         c.zones = b.str("zone").map(|z| Zones::Listed(vec![z.into()]));
     }

@@ -37,6 +37,7 @@ mod peers;
 mod provisioners;
 mod role;
 mod sources;
+mod storage;
 pub use kinds::may_hold_capacity;
 use link::link;
 pub use role::{block_role, or_block_role, resource_role};

@@ -336,6 +336,13 @@ pub struct Capacity {
     /// (`--tensor-parallel-size 4` in `user_data`, or in a variable the script is rendered
     /// with), and where that is written.
     pub tensor_parallel: Option<(u32, Span)>,
+    /// Whether a VM keeps what it wrote to disk when its capacity is taken back (a spot
+    /// reclaim): `Known(true)` where storage that outlives it is written (a volume kept on
+    /// termination, an interruption that stops rather than deletes, a file system its
+    /// start-up mounts), `Known(false)` at the line that sends every disk with it
+    /// (`delete_on_termination = true`, `instance_termination_action = "DELETE"`, its header
+    /// when defaults decide). `Absent` for capacity it is not read for.
+    pub lasting_storage: Value<bool>,
     /// The language it is written in, so advice is given in that language.
     pub written_in: Dialect,
 }
@@ -516,6 +523,7 @@ impl Capacity {
             stop: Vec::new(),
             held: None,
             tensor_parallel: None,
+            lasting_storage: Value::Absent,
             written_in: Dialect::Terraform,
         }
     }

@@ -540,13 +540,17 @@ fn outermost_call<'a>(
 }
 
 /// The variable an expression's text reads, when it is a reference to one and nothing
-/// else: `var.gpu_min`, `var.groups["gpu"].min_size`.
+/// else (`var.gpu_min`, `var.groups["gpu"].min_size`), or the flag a conditional picks its
+/// value by (`var.use_spot ? "spot" : null`).
 fn variable_read(text: &str) -> Option<&str> {
     let rest = text.strip_prefix("var.")?;
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
         .unwrap_or(rest.len());
     let (name, tail) = rest.split_at(end);
+    if !name.is_empty() && tail.trim_start().starts_with('?') {
+        return Some(name);
+    }
     let traversal = tail
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "_-.[]\"*".contains(c));

@@ -2,7 +2,7 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, pod_spot_only};
 use gpulint_diagnostics::{Category, Severity};
-use gpulint_model::{Inventory, PodShape, Role, Value, VolumeSource};
+use gpulint_model::{Capacity, Inventory, Market, PodShape, Provider, Role, Value, VolumeSource};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -37,6 +37,7 @@ fn has_checkpoint_volume(pod: &PodShape) -> bool {
 
 impl Rule for MissingCheckpointVolume {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        spot_vms(model, cx);
         for w in &model.workloads {
             // A controller that writes the pods (Kaito) also writes where results go.
             if w.role.known() != Some(&Role::Training)
@@ -81,6 +82,57 @@ impl Rule for MissingCheckpointVolume {
             } else {
                 cx.report(report);
             }
+        }
+    }
+}
+
+/// Training on a spot VM whose disks a reclaim deletes: every checkpoint written there goes
+/// with the machine.
+fn spot_vms(model: &Inventory, cx: &mut RuleContext<'_>) {
+    for c in &model.capacity {
+        if c.role.known() != Some(&Role::Training) || c.held_gpus().is_none() {
+            continue;
+        }
+        let (Value::Known(Market::Spot, spot), Value::Known(false, lost)) =
+            (&c.market, &c.lasting_storage)
+        else {
+            continue;
+        };
+        let report = Report {
+            message: format!(
+                "`{}` trains on spot capacity, and a reclaim deletes it with its disks: \
+                 every checkpoint written to them since the last copy elsewhere is lost{}",
+                c.subject,
+                because(&c.role)
+            ),
+            help: vm_help(c).into(),
+            subject: c.subject.clone(),
+            primary: (lost.clone(), "disks deleted with the machine".into()),
+            secondary: vec![(spot.clone(), "spot capacity".into())],
+        };
+        cx.report_as(Severity::Error, report);
+    }
+}
+
+/// How to keep a VM's checkpoints through a reclaim, on its cloud.
+fn vm_help(c: &Capacity) -> &'static str {
+    match c.provider {
+        Provider::Gcp => {
+            "keep the disks through a preemption: `instance_termination_action = \"STOP\"` \
+             (the default), an `attached_disk`, or `auto_delete = false` on the boot disk; \
+             or write checkpoints to Cloud Storage or Filestore while the job runs, and \
+             resume from the latest"
+        }
+        Provider::Azure => {
+            "keep the disks through an eviction: `eviction_policy = \"Deallocate\"` (the \
+             default) or a managed data disk attached to the VM; or write checkpoints to \
+             Blob Storage or Azure Files while the job runs, and resume from the latest"
+        }
+        _ => {
+            "keep a volume through the interruption: `delete_on_termination = false`, an \
+             `aws_ebs_volume` with an `aws_volume_attachment`, or an interruption behaviour \
+             of `stop`; or write checkpoints to S3, EFS or FSx while the job runs (a copy \
+             made only when the job ends is lost with it), and resume from the latest"
         }
     }
 }
