@@ -48,10 +48,12 @@ impl Rule for GpuPoolNeverScalesToZero {
             if *min == 0 {
                 continue;
             }
-            // Serving that lands only here keeps at least this many nodes busy anyway.
-            if model.serving_floor(i).is_some_and(|(busy, _)| busy >= *min) {
-                continue;
-            }
+            // Serving that lands only here keeps at least this many nodes busy anyway: the
+            // floor is its own, a remark rather than a warning.
+            let busy = model
+                .serving_floor(i)
+                .filter(|(busy, _)| *busy >= *min)
+                .map(|(_, w)| w);
             // Reservations it runs on without naming them bill for these nodes anyway.
             if let HeldGpus::Machines(machines, _) = &held
                 && open_reserved(model, c, machines) >= *min
@@ -72,7 +74,7 @@ impl Rule for GpuPoolNeverScalesToZero {
             cx.report_costed(
                 Report {
                     message: format!(
-                        "`{}` {} {least}{} of {}: {} when no {}{}",
+                        "`{}` {} {least}{} of {}: {} when no {}{}{}",
                         c.subject,
                         if fixed {
                             "stays at"
@@ -85,6 +87,12 @@ impl Rule for GpuPoolNeverScalesToZero {
                         machine,
                         if *min == 1 { "it bills" } else { "they bill" },
                         if serves { "request comes" } else { "job runs" },
+                        busy.map_or_else(String::new, |w| format!(
+                            ", unless that warm floor is meant: serving that can land only \
+                             here (`{}`) keeps {} busy, and nothing scales it to zero either",
+                            w.subject,
+                            if *min == 1 { "it" } else { "them" },
+                        )),
                         because(&c.role),
                     ),
                     help: match &c.scale.min_input {
@@ -104,6 +112,10 @@ impl Rule for GpuPoolNeverScalesToZero {
                 },
                 cost,
             );
+            // The message names the serving workload; its whole document is no label.
+            if let (Some(_), Some(f)) = (busy, cx.findings.last_mut()) {
+                f.severity = Severity::Info;
+            }
             if let (Some(input), Some(f)) = (&c.scale.min_input, cx.findings.last_mut()) {
                 f.leaf = Some(gpulint_diagnostics::Leaf {
                     key: input.key.to_string(),
