@@ -28,6 +28,7 @@ pub(crate) fn gpu_branch(c: &mut Capacity, b: &Block<'_>, key: &str) {
         subject: c.subject.clone(),
         files,
         inside_calls: false,
+        entry: None,
         note: format!("when `{condition}` picks `{ty}`: as written, a machine with no GPU"),
         span,
         label: format!("`{ty}` when `{condition}` is flipped"),

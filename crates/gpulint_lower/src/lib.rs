@@ -275,7 +275,16 @@ fn lower_module(
                 )
             })
             .map(|n| {
-                let input = match (call.block.value(&n), call.block.passed_knob(&n)) {
+                // A map a toggle adds entries to is passed as when switched on.
+                let value = match call.block.toggled_value(&n) {
+                    Some((on, keys, toggle)) => {
+                        // Findings inside the call carry it, wherever they are written.
+                        toggle.record_entries(&call.path, &[], &keys);
+                        Value::Known(on, call.block.header.clone())
+                    }
+                    None => call.block.value(&n),
+                };
+                let input = match (value, call.block.passed_knob(&n)) {
                     (Value::Known(v, _), Some(in_files)) => Input::Knob { value: v, in_files },
                     (Value::Absent, Some(in_files)) => Input::Knob {
                         value: hcl::Value::Null,

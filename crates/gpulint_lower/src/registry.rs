@@ -124,6 +124,7 @@ fn by_inputs(call: &Call<'_>, source: &str, inv: &mut Inventory) {
         subject: call.path.clone(),
         files,
         inside_calls: false,
+        entry: None,
         note: format!(
             "read as `terraform-aws-modules/eks` reads `{input}`: the module `{source}` is not \
              read, and may set other defaults"

@@ -225,6 +225,9 @@ pub struct Caveat {
     /// Whether findings in the files of a module the block calls carry it too (a toggled
     /// module call): their locations are in the called module's files.
     pub inside_calls: bool,
+    /// For a module call whose input map only a toggle gives this entry: only findings
+    /// whose subject below the call names the entry (`["gpu"]`) carry the caveat.
+    pub entry: Option<String>,
     /// The line it rests on (the `count` line, the module's `source`), a related location.
     pub span: Span,
     /// The related location's label.

@@ -386,7 +386,12 @@ pub fn add_caveats(caveats: &[gpulint_model::Caveat], findings: &mut [Finding]) 
         for t in caveats.iter().filter(|t| {
             f.subject
                 .strip_prefix(t.subject.as_str())
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['[', '.']))
+                .is_some_and(|rest| {
+                    (rest.is_empty() || rest.starts_with(['[', '.']))
+                        && t.entry
+                            .as_ref()
+                            .is_none_or(|k| rest.contains(&format!("[{k:?}]")))
+                })
                 && (t.inside_calls
                     || std::iter::once(&f.primary)
                         .chain(&f.secondary)

@@ -696,6 +696,28 @@ impl<'a> Block<'a> {
             .collect()
     }
 
+    /// The map `key` holds with its toggles switched on, when they add entries to it
+    /// (`merge(local.cpu, var.gpu ? local.gpu : {})`): the value, the keys only the toggle
+    /// adds, and the first toggle. What a module call passes when a user flips the knob.
+    pub fn toggled_value(&self, key: &str) -> Option<(hcl::Value, Vec<String>, crate::Toggled)> {
+        let owner = self.owner(key)?;
+        let e = owner.expr(key)?;
+        let at = |x: &Expression| owner.expr_span(x);
+        let (on, scope, toggle) = crate::enable::switched_on(&owner.scope, e, &at)?;
+        let (hcl::Value::Object(had), Some(hcl::Value::Object(all))) = (
+            owner.scope.eval(e).unwrap_or(hcl::Value::Null),
+            scope.eval(&on),
+        ) else {
+            return None;
+        };
+        let added: Vec<String> = all
+            .keys()
+            .filter(|k| !had.contains_key(*k))
+            .cloned()
+            .collect();
+        (!added.is_empty()).then(|| (hcl::Value::Object(all), added, toggle))
+    }
+
     /// A map of objects (`eks_managed_node_groups = { gpu = { … } }`): each entry as a
     /// block under its key, pointing at the key where the map is written literally.
     pub fn entries(&self, key: &str) -> Value<Vec<(String, Block<'a>)>> {

@@ -285,9 +285,28 @@ impl Toggled {
         }
     }
 
+    /// Records the toggle for the entries `keys` that it alone adds to an input map of the
+    /// module call at `subject`: findings below the call that name one carry it.
+    pub fn record_entries(self, subject: &str, files: &[gpulint_source::FileId], keys: &[String]) {
+        for key in keys {
+            self.clone()
+                .record_one(subject.to_string(), files.to_vec(), true, Some(key.clone()));
+        }
+    }
+
     /// Records the toggle for the block at `subject` (its address without instance key),
     /// written in the module of `files`; `call`: the block is a module call.
     pub fn record(self, subject: String, files: Vec<gpulint_source::FileId>, call: bool) {
+        self.record_one(subject, files, call, None);
+    }
+
+    fn record_one(
+        self,
+        subject: String,
+        files: Vec<gpulint_source::FileId>,
+        call: bool,
+        entry: Option<String>,
+    ) {
         if !self.keys.is_empty() {
             for key in &self.keys {
                 let one = Toggled {
@@ -303,6 +322,7 @@ impl Toggled {
             subject,
             files,
             inside_calls: call,
+            entry,
             note: match self.off {
                 Off::Entry => format!(
                     "when its entry is switched on: `{}` turns entries off, and gpulint \
