@@ -67,12 +67,32 @@ pub struct ResourceRow {
     pub confidence: Confidence,
 }
 
+/// An object that resizes another workload's replicas (an HPA, a KEDA ScaledObject): where
+/// it names its target and its minimum.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScalerRow {
+    pub kind: String,
+    /// Its API group, without the version (`keda.sh`).
+    pub api_group: String,
+    /// The path to the object naming the target (`kind`, `name`).
+    pub target: Vec<String>,
+    /// The target's kind when the object does not write one.
+    pub default_kind: Option<String>,
+    /// The path to its minimum replica count.
+    pub min: Vec<String>,
+    /// The minimum when it is not written.
+    pub min_default: u32,
+    pub source: String,
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct File {
     gpu_label: Vec<GpuLabelRow>,
     instance_label: Vec<KeyRow>,
     family_label: Vec<KeyRow>,
+    size_label: Vec<KeyRow>,
     market_label: Vec<MarketLabel>,
     accelerator_label: Vec<KeyRow>,
     zone_label: Vec<KeyRow>,
@@ -87,6 +107,7 @@ struct File {
     dra: Dra,
     shared_gpu: SharedGpu,
     simulated: Simulated,
+    scaler: Vec<ScalerRow>,
 }
 
 /// What says a module sets up a node autoprovisioner (Karpenter).
@@ -255,6 +276,7 @@ pub struct Vocabulary {
     pub gpu_labels: Vec<GpuLabel>,
     pub instance_labels: Vec<KeyRow>,
     pub family_labels: Vec<KeyRow>,
+    pub size_labels: Vec<KeyRow>,
     pub market_labels: Vec<MarketLabel>,
     pub accelerator_labels: Vec<KeyRow>,
     pub zone_labels: Vec<KeyRow>,
@@ -268,6 +290,8 @@ pub struct Vocabulary {
     pub dra: Dra,
     pub shared_gpu: SharedGpu,
     pub simulated: Simulated,
+    /// Objects that resize another workload's replicas.
+    pub scalers: Vec<ScalerRow>,
     /// Kinds whose YAML documents are checked for syntax only (no tree is built).
     pub unread_kinds: Vec<String>,
 }
@@ -316,6 +340,7 @@ impl Vocabulary {
             gpu_labels,
             instance_labels: f.instance_label,
             family_labels: f.family_label,
+            size_labels: f.size_label,
             market_labels: f.market_label,
             accelerator_labels: f.accelerator_label,
             zone_labels: f.zone_label,
@@ -328,6 +353,7 @@ impl Vocabulary {
             fabric: f.fabric,
             dra: f.dra,
             shared_gpu: f.shared_gpu,
+            scalers: f.scaler,
             simulated: f.simulated,
             unread_kinds: f.unread.kinds,
         })
@@ -386,6 +412,10 @@ impl Vocabulary {
 
     pub fn is_family_label(&self, key: &str) -> bool {
         self.family_labels.iter().any(|l| l.key == key)
+    }
+
+    pub fn is_size_label(&self, key: &str) -> bool {
+        self.size_labels.iter().any(|l| l.key == key)
     }
 
     pub fn is_zone_label(&self, key: &str) -> bool {

@@ -31,6 +31,8 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
         .unwrap_or_default();
     let vocab = &catalog().kubernetes;
     let mut types: Option<(Vec<String>, Span)> = None;
+    // Sizes narrow the types a family or a type label allows (`g5` and `48xlarge`).
+    let mut sizes: Option<Vec<String>> = None;
     for r in reqs {
         let (Some(key), Some(op)) = (text(r, "key"), text(r, "operator")) else {
             continue;
@@ -75,7 +77,15 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
             types = Some((t, sp));
         } else if vocab.is_zone_label(&key) {
             c.zones = Value::Known(Zones::of(values), sp);
+        } else if vocab.is_size_label(&key) {
+            sizes = Some(values);
         }
+    }
+    if let (Some((t, _)), Some(sizes)) = (&mut types, &sizes) {
+        t.retain(|name| {
+            name.rsplit_once('.')
+                .is_some_and(|(_, size)| sizes.iter().any(|s| s == size))
+        });
     }
     c.machines = match types {
         Some((t, sp)) if !t.is_empty() => Value::Known(

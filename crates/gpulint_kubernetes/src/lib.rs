@@ -17,6 +17,7 @@ mod llmisvc;
 mod pods;
 mod ray;
 mod role;
+mod scalers;
 mod simulated;
 mod translate;
 
@@ -129,6 +130,10 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
     }
     if kind == "ClusterConfig" && api.starts_with("eksctl.io/") {
         out.capacity.extend(eksctl::node_groups(file, obj));
+        return;
+    }
+    if let Some(scaler) = scalers::read(file, obj, kind, api) {
+        out.scalers.push(scaler);
         return;
     }
     if matches!(kind, "ResourceClaimTemplate" | "ResourceClaim")
@@ -277,6 +282,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
         role,
         pods,
         ends,
+        scaled_by: None,
     });
 }
 

@@ -99,9 +99,10 @@ fn resolve<'a>(r: &MergeRef, all: &'a [Workload]) -> Option<&'a Workload> {
 /// merged object's first container under the workload's own (what the workload writes
 /// wins), its volumes beside the workload's. A reference to an object not in the run
 /// leaves what that object would give unknown: the CPU and memory requests, and
-/// `/dev/shm`.
+/// `/dev/shm`. Each workload is also given the autoscaler of the run that targets it.
 pub fn merge_referenced(inv: &mut Inventory) {
     resolve_claims(inv);
+    crate::scalers::link(inv);
     let plans: Vec<(usize, Option<PodShape>)> = inv
         .workloads
         .iter()

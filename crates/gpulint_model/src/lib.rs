@@ -21,8 +21,8 @@ pub use floor::gpus;
 mod workload;
 pub use workload::{
     Autoscale, Batching, Benchmark, ClaimRef, Container, Engine, FabricSignal, GpuClaim,
-    GpuRequest, GroupScaling, Launcher, MergeRef, Mount, PodShape, Requirement, Selection, Serving,
-    Spread, Taint, Toleration, Volume, VolumeSource, Workload,
+    GpuRequest, GroupScaling, Launcher, MergeRef, Mount, PodShape, Requirement, Scaler, Selection,
+    Serving, Spread, Taint, Toleration, Volume, VolumeSource, Workload,
 };
 
 /// A byte range in one file. Twelve bytes, not twenty-four: a large run holds a span for
@@ -133,6 +133,8 @@ pub struct Inventory {
     /// Node autoprovisioners the run sets up (Karpenter, GKE node auto-provisioning):
     /// they add capacity that only their own objects describe.
     pub autoprovisioners: Vec<Autoprovisioner>,
+    /// Autoscalers of workloads (HPAs, KEDA ScaledObjects), until linked to their targets.
+    pub scalers: Vec<Scaler>,
 }
 
 /// A node autoprovisioner set up in Terraform, and where.
@@ -409,6 +411,7 @@ impl Inventory {
         self.caveats.append(&mut other.caveats);
         self.gpu_claims.append(&mut other.gpu_claims);
         self.autoprovisioners.append(&mut other.autoprovisioners);
+        self.scalers.append(&mut other.scalers);
     }
 
     /// [`append`](Self::append), growing each list to its new length only: a large run
@@ -446,7 +449,8 @@ impl Inventory {
 
     /// The nodes of capacity `i` that serving keeps busy at least, with the first workload
     /// that needs them: the GPUs of the serving pods that can land nowhere else (replicas
-    /// and GPUs at their lower bounds), over the most GPUs one of its machines has.
+    /// at the fewest their autoscaler keeps, GPUs at their lower bounds), over the most GPUs
+    /// one of its machines has.
     /// `None` when no serving pod lands only on it.
     pub fn serving_floor(&self, i: usize) -> Option<(u64, &Workload)> {
         let per_machine = self.capacity[i]
@@ -467,7 +471,11 @@ impl Inventory {
             }
             for p in w.pods.iter().filter(|p| p.landing == [i]) {
                 let Some(g) = p.gpus.known() else { continue };
-                gpus = gpus.saturating_add(u64::from(p.replicas_at_least().0) * u64::from(g.count));
+                let fewest = w.fewest(p).0;
+                if fewest == 0 {
+                    continue;
+                }
+                gpus = gpus.saturating_add(u64::from(fewest) * u64::from(g.count));
                 first.get_or_insert(w);
             }
         }

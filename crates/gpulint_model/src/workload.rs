@@ -50,6 +50,44 @@ pub struct Workload {
     /// otherwise outlive the job), an MPIJob's clean-pod policy (written or defaulted), a
     /// Job's `activeDeadlineSeconds`. `Absent`: nothing decides it.
     pub ends: Value<bool>,
+    /// The autoscaler that resizes it (an HPA, a KEDA ScaledObject of the run), once
+    /// linked. `None`: none that gpulint saw; its replicas stay as written.
+    pub scaled_by: Option<Scaler>,
+}
+
+/// An object that resizes another workload's replicas (an HPA, a KEDA ScaledObject): what
+/// it targets and the fewest replicas it keeps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scaler {
+    /// `ScaledObject/vllm`.
+    pub subject: String,
+    pub target_kind: Str,
+    pub target_name: Str,
+    /// The fewest replicas it keeps, where written (its header when defaulted).
+    pub min: Value<u32>,
+    /// The object.
+    pub span: Span,
+}
+
+impl Workload {
+    /// The fewest replicas of `pod` that always run, and where that count is written: the
+    /// minimum of the autoscaler that resizes the workload, else its replicas as written.
+    /// `(0, None)` when an autoscaler's minimum is not known.
+    pub fn fewest(&self, pod: &PodShape) -> (u32, Option<Span>) {
+        match &self.scaled_by {
+            Some(s) => match &s.min {
+                Value::Known(n, at) => (*n, Some(at.clone())),
+                _ => (0, None),
+            },
+            None => {
+                let at = match &pod.replicas {
+                    Value::Known(_, at) => Some(at.clone()),
+                    _ => None,
+                };
+                (pod.replicas_at_least().0, at)
+            }
+        }
+    }
 }
 
 /// Pods that must talk across nodes: an exact count, or a lower bound when a count it

@@ -46,6 +46,9 @@ impl Rule for GpuPoolNeverScalesToZero {
                 continue;
             }
             if *min == 0 {
+                if let Some((busy, w)) = model.serving_floor(i).filter(|(b, _)| *b > 0) {
+                    report_serving_held(model, i, c, &held, busy, w, cx);
+                }
                 continue;
             }
             // Serving that lands only here keeps at least this many nodes busy anyway: the
@@ -155,6 +158,81 @@ fn machines(
             ),
             None,
         ),
+    }
+}
+
+/// A pool whose minimum would let it scale to zero, held up by serving that lands only on
+/// it and that nothing takes to zero: a remark, at the count that keeps it.
+fn report_serving_held(
+    model: &Inventory,
+    i: usize,
+    c: &Capacity,
+    held: &HeldGpus<'_>,
+    busy: u64,
+    w: &gpulint_model::Workload,
+    cx: &mut RuleContext<'_>,
+) {
+    if let HeldGpus::Machines(machines, _) = held
+        && open_reserved(model, c, machines) >= busy
+    {
+        return;
+    }
+    let Some((fewest, Some(at))) = w
+        .pods
+        .iter()
+        .filter(|p| p.landing == [i])
+        .map(|p| w.fewest(p))
+        .find(|(n, _)| *n > 0)
+    else {
+        return;
+    };
+    let (machine, label, cost) = machines(c, held, busy, true, None);
+    let why = match &w.scaled_by {
+        Some(s) => format!("`{}` keeps at least {fewest}", s.subject),
+        None => format!("{fewest} as written, and no autoscaler in the run moves it"),
+    };
+    // The other serving workloads whose floors add to it.
+    let others = c
+        .landed_by
+        .iter()
+        .map(|&n| &model.workloads[n])
+        .filter(|o| {
+            o.subject != w.subject
+                && o.role.known() == Some(&Role::Inference)
+                && o.pods
+                    .iter()
+                    .any(|p| p.landing == [i] && p.gpus.known().is_some() && o.fewest(p).0 > 0)
+        })
+        .count();
+    let why = match others {
+        0 => why,
+        1 => format!("{why}; with 1 other serving workload"),
+        n => format!("{why}; with {n} other serving workloads"),
+    };
+    cx.report_costed(
+        Report {
+            message: format!(
+                "`{}` can scale to zero, but `{}` always runs replicas that can land only \
+                 there ({why}), so at least {} of {machine} {} when no request comes, unless \
+                 that warm floor is meant{}",
+                c.subject,
+                w.subject,
+                nodes(busy),
+                if busy == 1 { "bills" } else { "bill" },
+                because(&w.role),
+            ),
+            help: "let the serving scale to zero when idle (a KEDA ScaledObject with \
+                   `minReplicaCount: 0`, or a schedule that scales it down out of hours); \
+                   the pool's autoscaler then removes the idle GPU nodes"
+                .into(),
+            subject: c.subject.clone(),
+            primary: (at, format!("at least {fewest} always")),
+            secondary: vec![label],
+        },
+        cost,
+    );
+    if let Some(f) = cx.findings.last_mut() {
+        f.severity = Severity::Info;
     }
 }
 
