@@ -74,14 +74,21 @@ pub fn or_block_role(
 }
 
 /// A role from what a block says of itself beyond names and labels: the comment above
-/// it, its `description`, and the arguments it hands its start-up script.
+/// it, its `description`, the descriptions of the variables its arguments read, and the
+/// arguments it hands its start-up script.
 pub fn block_role(b: &gpulint_terraform::Block<'_>, span: &gpulint_model::Span) -> Inferred<Role> {
     let comment = b.comment();
     let description = b.str("description").known().cloned();
     let args = startup_args(b);
+    // What the variables its arguments read are for, as their authors describe them.
+    let read = b.variable_descriptions();
     let mut words: Vec<intent::Word<'_>> = Vec::new();
     words.extend(comment.as_deref().map(intent::Word::Comment));
     words.extend(description.as_deref().map(intent::Word::Description));
+    words.extend(
+        read.iter()
+            .map(|(v, d)| intent::Word::VariableDescription(v, d)),
+    );
     words.extend(args.iter().map(|(k, v)| intent::Word::StartupArg(k, v)));
     intent::from_words(&words, span)
 }

@@ -162,6 +162,8 @@ pub enum Word<'a> {
     Comment(&'a str),
     /// A `description` attribute.
     Description(&'a str),
+    /// The `description` of a variable an argument reads: its name and the text.
+    VariableDescription(&'a str, &'a str),
     /// An argument handed to the machine's start-up script (`templatefile(…, { vllm_args
     /// = … })`): its name and value.
     StartupArg(&'a str, &'a str),
@@ -171,6 +173,7 @@ impl Word<'_> {
     fn texts(&self) -> [&str; 2] {
         match *self {
             Word::Name(n) | Word::Comment(n) | Word::Description(n) => [n, ""],
+            Word::VariableDescription(_, d) => [d, ""],
             Word::Label(k, v) | Word::StartupArg(k, v) => [k, v],
         }
     }
@@ -181,6 +184,9 @@ impl Word<'_> {
             Word::Label(k, v) => format!("its label `{k}: {v}`"),
             Word::Comment(c) => format!("the comment above it: `{}`", clip(c)),
             Word::Description(d) => format!("its description `{}`", clip(d)),
+            Word::VariableDescription(v, d) => {
+                format!("the description of `var.{v}` it reads: `{}`", clip(d))
+            }
             Word::StartupArg(k, v) => format!("its start-up script's `{k} = {}`", clip(v)),
         }
     }

@@ -237,6 +237,30 @@ impl<'a> Block<'a> {
         }
     }
 
+    /// The descriptions of the variables this block's own arguments read, by variable name
+    /// (`vm_size = var.gpu_vm_size` gives what `gpu_vm_size`'s `description` says), each
+    /// text once, in the order the arguments are written.
+    pub fn variable_descriptions(&self) -> Vec<(String, String)> {
+        let Src::Body(body) = &self.src else {
+            return Vec::new();
+        };
+        let mut out: Vec<(String, String)> = Vec::new();
+        for attr in body.attributes() {
+            for (root, name) in crate::instances::roots(&attr.value) {
+                let Some((n, d)) = name
+                    .filter(|_| root == "var")
+                    .and_then(|n| Some((n.clone(), self.scope.description_of(&n)?)))
+                else {
+                    continue;
+                };
+                if !out.iter().any(|(_, x)| x == d) {
+                    out.push((n, d.to_string()));
+                }
+            }
+        }
+        out
+    }
+
     /// Whether `key` passes on, as written, a variable a user sets for this module
     /// (`create = var.create`, the variable at its default or set by a variable file):
     /// `Some(true)` when a variable file sets it. A called module reads what it is given

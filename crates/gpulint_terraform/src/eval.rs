@@ -109,6 +109,9 @@ pub struct Scope {
     from_inputs: Rc<HashSet<String>>,
     /// The locals as when the module's toggles are on, when a toggle changes any.
     enabled: Option<Rc<crate::enable::Enabled>>,
+    /// Each variable's `description`, where written as a string: what the author says it
+    /// is for ("VM size for the GPU pool serving the LLM").
+    descriptions: Rc<HashMap<String, String>>,
 }
 
 thread_local! {
@@ -312,7 +315,18 @@ impl Scope {
             knobs: Rc::default(),
             from_inputs: Rc::default(),
             enabled: None,
+            descriptions: Rc::default(),
         }
+    }
+
+    /// Names each variable's description.
+    pub fn set_descriptions(&mut self, descriptions: HashMap<String, String>) {
+        self.descriptions = Rc::new(descriptions);
+    }
+
+    /// The description of `var.name`, where written.
+    pub fn description_of(&self, name: &str) -> Option<&str> {
+        self.descriptions.get(name).map(String::as_str)
     }
 
     /// Sets the locals as when the module's toggles are on.
@@ -420,6 +434,7 @@ impl Scope {
             knobs: Rc::clone(&self.knobs),
             from_inputs: Rc::clone(&self.from_inputs),
             enabled: self.enabled.clone(),
+            descriptions: Rc::clone(&self.descriptions),
         })
     }
 

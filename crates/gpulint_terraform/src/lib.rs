@@ -183,6 +183,7 @@ impl<'a> Module<'a> {
         let mut declared: Vec<(String, bool, Option<&Expression>)> = Vec::new();
         let mut origins: HashMap<Arc<str>, Vec<Related>> = HashMap::new();
         let mut defaulted = HashSet::new();
+        let mut descriptions = HashMap::new();
         // A root module's inputs are its variable files'.
         let mut in_files = HashSet::new();
         for (file, block) in files
@@ -213,6 +214,11 @@ impl<'a> Module<'a> {
                 None => {
                     unknown.insert(format!("var.{name}"));
                 }
+            }
+            if let Some(Expression::String(d)) =
+                block.body.get_attribute("description").map(|a| &a.value)
+            {
+                descriptions.insert(name.clone(), d.as_str().to_string());
             }
             let not_nullable = block
                 .body
@@ -272,6 +278,7 @@ impl<'a> Module<'a> {
         let mut scope = Scope::new(unknown);
         scope.set_defaulted(defaulted);
         scope.set_in_files(in_files);
+        scope.set_descriptions(descriptions);
         scope.declare("var", hcl::Value::Object(vars));
         let vars = scope.set_origins(origins);
         crate::eval::record_instance(gpulint_model::Instance {
