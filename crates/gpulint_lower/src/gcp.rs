@@ -109,10 +109,21 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     }
     match &scheduling {
         Value::Known(s, _) => {
-            // A run cap or a fixed end time both stop the VM.
+            // A run cap or a fixed end time both stop the VM; so does a legacy preemptible
+            // VM's 24-hour life (a Spot VM has none), which GCE ends without a restart.
+            let preemptible_life = (kind == CapacityKind::Instance
+                && s.str("provisioning_model")
+                    .known()
+                    .is_none_or(|m| m != "SPOT"))
+            .then(|| match s.bool("preemptible") {
+                Value::Known(true, sp) => Some(sp),
+                _ => None,
+            })
+            .flatten();
             let caps = [
                 s.block("max_run_duration").span().cloned(),
                 s.span_of("termination_time"),
+                preemptible_life,
             ];
             c.stop.extend(caps.into_iter().flatten().map(|span| Stop {
                 kind: StopKind::MaxRunDuration,
