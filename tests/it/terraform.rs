@@ -496,7 +496,14 @@ fn configured_var_files_apply_only_to_the_roots_they_are_bound_to() {
         d,
         None,
     ));
-    let findings = report["findings"].as_array().unwrap();
+    // The training root's group keeps its desired size (an info remark: nothing in the run
+    // scales it); only the serving root's minimum, from the bound var file, is a warning.
+    let findings: Vec<&serde_json::Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["severity"] == "warning")
+        .collect();
     assert_eq!(findings.len(), 1, "{report:#}");
     assert_eq!(findings[0]["file"], "serving/main.tf");
     assert_eq!(findings[0]["related"][0]["file"], "envs/prod.tfvars");

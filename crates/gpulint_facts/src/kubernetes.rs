@@ -100,6 +100,7 @@ struct File {
     eksctl: Eksctl,
     gpu_nodes: GpuNodes,
     autoprovisioners: Autoprovisioners,
+    group_autoscalers: GroupAutoscalers,
     terraform_objects: TerraformObjects,
     chart_values: ChartValues,
     unread: Unread,
@@ -122,6 +123,19 @@ pub struct Autoprovisioners {
     pub tag_keys: Vec<String>,
     /// The arguments and module inputs tags are written in.
     pub tag_inputs: Vec<String>,
+    pub source: String,
+}
+
+/// What says a run installs the Cluster Autoscaler, which scales existing node groups.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GroupAutoscalers {
+    /// Helm charts, by the last part of `chart`.
+    pub helm_charts: Vec<String>,
+    /// Module inputs that install it when `true`.
+    pub module_inputs: Vec<String>,
+    /// Words of a container image that runs it.
+    pub images: Vec<String>,
     pub source: String,
 }
 
@@ -284,6 +298,7 @@ pub struct Vocabulary {
     pub eksctl: Eksctl,
     pub gpu_nodes: GpuNodes,
     pub autoprovisioners: Autoprovisioners,
+    pub group_autoscalers: GroupAutoscalers,
     pub terraform_objects: TerraformObjects,
     pub chart_values: ChartValues,
     pub fabric: FabricSigns,
@@ -348,6 +363,7 @@ impl Vocabulary {
             eksctl: f.eksctl,
             gpu_nodes: f.gpu_nodes,
             autoprovisioners: f.autoprovisioners,
+            group_autoscalers: f.group_autoscalers,
             terraform_objects: f.terraform_objects,
             chart_values: f.chart_values,
             fabric: f.fabric,

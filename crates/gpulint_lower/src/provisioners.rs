@@ -1,8 +1,9 @@
 //! Node autoprovisioners a Terraform module sets up: Karpenter (its Helm chart, the EKS
 //! module's `karpenter` submodule, or the tag it discovers subnets and security groups by)
 //! and GKE's node auto-provisioning. They add nodes of whatever kind their own objects ask
-//! for, so the capacity a run shows may not be all there is. What says so is data
-//! (`[autoprovisioners]` in kubernetes.toml).
+//! for, so the capacity a run shows may not be all there is. Also the Cluster Autoscaler,
+//! which scales the node groups that exist. What says so is data (`[autoprovisioners]`
+//! and `[group_autoscalers]` in kubernetes.toml).
 
 use gpulint_facts::catalog;
 use gpulint_model::{Autoprovisioner, Inventory, Provider, Value};
@@ -10,6 +11,7 @@ use gpulint_terraform::Module;
 use hcl_edit::expr::Expression;
 
 const KARPENTER: &str = "Karpenter";
+const CLUSTER_AUTOSCALER: &str = "Cluster Autoscaler";
 
 pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
     let table = &catalog().kubernetes.autoprovisioners;
@@ -28,6 +30,32 @@ pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
                 .any(|c| chart.rsplit('/').next() == Some(c.as_str()))
         {
             found(Provider::Aws, KARPENTER, span);
+        }
+    }
+    let scalers = &catalog().kubernetes.group_autoscalers;
+    for r in module.resources_of("helm_release") {
+        if let Value::Known(chart, span) = r.block.str("chart")
+            && scalers
+                .helm_charts
+                .iter()
+                .any(|c| chart.rsplit('/').next() == Some(c.as_str()))
+        {
+            inv.group_autoscalers.push(Autoprovisioner {
+                provider: Provider::Aws,
+                name: CLUSTER_AUTOSCALER,
+                span,
+            });
+        }
+    }
+    for call in module.calls() {
+        for input in &scalers.module_inputs {
+            if let Value::Known(true, span) = call.block.bool(input) {
+                inv.group_autoscalers.push(Autoprovisioner {
+                    provider: Provider::Aws,
+                    name: CLUSTER_AUTOSCALER,
+                    span,
+                });
+            }
         }
     }
     for r in module.resources_of("google_container_cluster") {

@@ -133,6 +133,9 @@ pub struct Inventory {
     /// Node autoprovisioners the run sets up (Karpenter, GKE node auto-provisioning):
     /// they add capacity that only their own objects describe.
     pub autoprovisioners: Vec<Autoprovisioner>,
+    /// Cluster Autoscalers the run installs: they scale existing node groups between their
+    /// bounds (`name` says which).
+    pub group_autoscalers: Vec<Autoprovisioner>,
     /// Autoscalers of workloads (HPAs, KEDA ScaledObjects), until linked to their targets.
     pub scalers: Vec<Scaler>,
 }
@@ -141,7 +144,7 @@ pub struct Inventory {
 #[derive(Clone, Debug)]
 pub struct Autoprovisioner {
     pub provider: Provider,
-    /// `Karpenter`, `GKE node auto-provisioning`.
+    /// `Karpenter`, `GKE node auto-provisioning`, `Cluster Autoscaler`.
     pub name: &'static str,
     pub span: Span,
 }
@@ -411,6 +414,7 @@ impl Inventory {
         self.caveats.append(&mut other.caveats);
         self.gpu_claims.append(&mut other.gpu_claims);
         self.autoprovisioners.append(&mut other.autoprovisioners);
+        self.group_autoscalers.append(&mut other.group_autoscalers);
         self.scalers.append(&mut other.scalers);
     }
 

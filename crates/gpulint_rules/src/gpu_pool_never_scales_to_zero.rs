@@ -48,6 +48,11 @@ impl Rule for GpuPoolNeverScalesToZero {
             if *min == 0 {
                 if let Some((busy, w)) = model.serving_floor(i).filter(|(b, _)| *b > 0) {
                     report_serving_held(model, i, c, &held, busy, w, cx);
+                } else if let Value::Known(desired, at) = &c.scale.desired
+                    && *desired > 0
+                    && unscaled(model, c)
+                {
+                    report_unscaled(c, &held, *desired, at, min_span, cx);
                 }
                 continue;
             }
@@ -158,6 +163,83 @@ fn machines(
             ),
             None,
         ),
+    }
+}
+
+/// Whether `c` is an EKS node group written in Terraform that nothing in the run scales:
+/// EKS keeps a managed group at its desired size, and only the Cluster Autoscaler or
+/// Karpenter moves it. An eksctl file describes node groups only (add-ons are installed
+/// apart), so it is not judged so.
+fn unscaled(model: &Inventory, c: &Capacity) -> bool {
+    let words = &gpulint_facts::catalog().kubernetes.group_autoscalers.images;
+    c.provider == Provider::Aws
+        && c.kind == CapacityKind::NodePool
+        && c.written_in == Dialect::Terraform
+        && !model
+            .autoprovisioners
+            .iter()
+            .any(|p| p.provider == c.provider)
+        && !model
+            .group_autoscalers
+            .iter()
+            .any(|p| p.provider == c.provider)
+        && !model
+            .capacity
+            .iter()
+            .any(|o| o.written_in == Dialect::Karpenter)
+        && !model.workloads.iter().any(|w| {
+            w.pods.iter().flat_map(|p| &p.containers).any(|k| {
+                k.image
+                    .as_deref()
+                    .is_some_and(|i| words.iter().any(|x| i.contains(x.as_str())))
+            })
+        })
+}
+
+/// A node group whose minimum is 0, which nothing scales down to it: a remark at its
+/// desired size, which it keeps.
+fn report_unscaled(
+    c: &Capacity,
+    held: &HeldGpus<'_>,
+    desired: u64,
+    at: &gpulint_model::Span,
+    min_span: &gpulint_model::Span,
+    cx: &mut RuleContext<'_>,
+) {
+    let (machine, label, cost) = machines(c, held, desired, false, None);
+    cx.report_costed(
+        Report {
+            message: format!(
+                "`{}` has a minimum of 0, but nothing in the run scales it (no Cluster \
+                 Autoscaler or Karpenter is installed here), so it stays at its desired {} of \
+                 {machine}: {} when no {}{}",
+                c.subject,
+                nodes(desired),
+                if desired == 1 {
+                    "it bills"
+                } else {
+                    "they bill"
+                },
+                if c.role.known() == Some(&Role::Inference) {
+                    "request comes"
+                } else {
+                    "job runs"
+                },
+                because(&c.role),
+            ),
+            help: "install the Cluster Autoscaler (or Karpenter) so the group follows its \
+                   pods down to 0, or set its desired size to 0 and raise it when work comes; \
+                   if an autoscaler is installed outside this repository, say so in a \
+                   suppression"
+                .into(),
+            subject: c.subject.clone(),
+            primary: (at.clone(), format!("stays at {}", nodes(desired))),
+            secondary: vec![label, (min_span.clone(), "minimum 0".into())],
+        },
+        cost,
+    );
+    if let Some(f) = cx.findings.last_mut() {
+        f.severity = Severity::Info;
     }
 }
 
