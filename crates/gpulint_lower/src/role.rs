@@ -160,6 +160,20 @@ pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform:
     }
 }
 
+/// A VM's start-up scripts as the machine runs them: `user_data`,
+/// `metadata_startup_script`, `custom_data` (through `base64encode`) and GCE's
+/// `metadata.startup-script`.
+pub(crate) fn startup_scripts(
+    b: &gpulint_terraform::Block<'_>,
+) -> Vec<gpulint_model::Value<String>> {
+    let metadata = b.block("metadata").known().cloned();
+    STARTUP_KEYS
+        .iter()
+        .map(|k| b.text_through(k, &ENCODINGS))
+        .chain(metadata.iter().map(|m| m.str("startup-script")))
+        .collect()
+}
+
 /// Adds a stop to a standalone VM whose start-up script shuts it down (`shutdown -h +120`,
 /// `poweroff` when its job ends; the commands are `[self_stop]` in workloads.toml), or
 /// whose `templatefile()` variables tell the script to (`auto_shutdown = "true"`, names
@@ -170,12 +184,7 @@ pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform:
 pub(crate) fn startup_shutdown(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
     use gpulint_model::{Stop, StopKind, Value};
     let stops = &gpulint_facts::workloads::workloads().self_stop;
-    let metadata = b.block("metadata").known().cloned();
-    let scripts = STARTUP_KEYS
-        .iter()
-        .map(|k| b.text_through(k, &ENCODINGS))
-        .chain(metadata.iter().map(|m| m.str("startup-script")));
-    for script in scripts {
+    for script in startup_scripts(b) {
         if let Value::Known(text, span) = script
             && stops.line_in(&text).is_some()
         {

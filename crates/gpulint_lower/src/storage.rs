@@ -11,7 +11,7 @@
 use gpulint_model::{Span, Value};
 use gpulint_terraform::{Block, Resource, references};
 
-use crate::role::{ENCODINGS, STARTUP_KEYS, startup_args};
+use crate::role::{ENCODINGS, STARTUP_KEYS, startup_args, startup_scripts};
 
 /// An EC2 instance (`aws_instance`, `aws_spot_instance_request`); `attachments` are the
 /// module's `aws_volume_attachment`s.
@@ -135,12 +135,7 @@ fn names(b: &Block<'_>, key: &str, r: &Resource<'_>) -> bool {
 /// `templatefile()` is rendered with (see [`gpulint_facts::workloads::LastingStorage`]).
 fn startup(b: &Block<'_>) -> Option<Span> {
     let lasting = &gpulint_facts::workloads::workloads().lasting_storage;
-    let metadata = b.block("metadata").known().cloned();
-    let scripts = STARTUP_KEYS
-        .iter()
-        .map(|k| b.text_through(k, &ENCODINGS))
-        .chain(metadata.iter().map(|m| m.str("startup-script")));
-    for script in scripts {
+    for script in startup_scripts(b) {
         if let Value::Known(text, span) = script
             && lasting.line_in(&text).is_some()
         {
