@@ -161,9 +161,18 @@ const MIGS: [&str; 2] = [
 
 /// The names of the instance templates the module's managed instance groups use.
 fn templates_in_groups(module: &Module<'_>) -> Vec<String> {
+    // A module call given the template (`terraform-google-modules/vm/google//modules/mig`'s
+    // `instance_template`) makes a group of it too, which replaces a VM that stops.
+    let handed = module.calls().flat_map(|call| {
+        call.block
+            .expr("instance_template")
+            .map(references)
+            .unwrap_or_default()
+    });
     MIGS.iter()
         .flat_map(|t| module.resources_of(t))
         .flat_map(|g| group_template_refs(&g.block))
+        .chain(handed.filter(|r| r.rtype.contains("instance_template")))
         .map(|r| r.name)
         .collect()
 }
