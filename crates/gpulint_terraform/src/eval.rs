@@ -55,6 +55,10 @@ pub struct Scope {
     /// Each variable's `description`, where written as a string: what the author says it
     /// is for ("VM size for the GPU pool serving the LLM").
     descriptions: Rc<HashMap<String, String>>,
+    /// Lower bounds on variables without a value that the block's own existence implies:
+    /// a block made by `count = var.replicas > 0 ? 1 : 0`, read as made, has `replicas` of
+    /// at least 1.
+    bounds: Rc<HashMap<String, u64>>,
 }
 
 thread_local! {
@@ -259,6 +263,7 @@ impl Scope {
             from_inputs: Rc::default(),
             enabled: None,
             descriptions: Rc::default(),
+            bounds: Rc::default(),
         }
     }
 
@@ -378,6 +383,26 @@ impl Scope {
             from_inputs: Rc::clone(&self.from_inputs),
             enabled: self.enabled.clone(),
             descriptions: Rc::clone(&self.descriptions),
+            bounds: Rc::clone(&self.bounds),
+        })
+    }
+
+    /// This scope, knowing that `var.name` is at least `least`.
+    pub(crate) fn with_bound(self: &Rc<Self>, name: &str, least: u64) -> Rc<Scope> {
+        let mut bounds = (*self.bounds).clone();
+        bounds.insert(name.to_string(), least);
+        Rc::new(Scope {
+            vars: HashMap::new(),
+            parent: Some(Rc::clone(self)),
+            unknown: Rc::clone(&self.unknown),
+            origins: Arc::clone(&self.origins),
+            defaulted: Rc::clone(&self.defaulted),
+            set_in_files: Rc::clone(&self.set_in_files),
+            knobs: Rc::clone(&self.knobs),
+            from_inputs: Rc::clone(&self.from_inputs),
+            enabled: self.enabled.clone(),
+            descriptions: Rc::clone(&self.descriptions),
+            bounds: Rc::new(bounds),
         })
     }
 
@@ -402,6 +427,14 @@ impl Scope {
         let mut e = expr;
         while let Expression::Parenthesis(p) = e {
             e = p.inner();
+        }
+        // `var.replicas` where the block's existence bounds it.
+        if let Expression::Traversal(t) = e
+            && let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..])
+            && root.as_str() == "var"
+            && let TraversalOperator::GetAttr(name) = op.value()
+        {
+            return self.bounds.get(name.as_str()).copied();
         }
         let Expression::FuncCall(f) = e else {
             return None;

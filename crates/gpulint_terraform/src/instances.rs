@@ -114,10 +114,17 @@ pub(crate) fn expand<'a>(
             value = Some(v);
             toggled = Some(t);
         }
-        // A condition gpulint cannot evaluate: read the branch that makes something.
+        // A condition gpulint cannot evaluate: read the branch that makes something, and
+        // what that branch says of the variable it tests (`var.n > 0`: at least 1).
+        let mut scope = scope;
+        let bounded;
         if value.is_none()
             && let Some((v, t)) = on_branch(scope, &count.value, file)
         {
+            if let Some((name, least)) = implied_bound(&count.value) {
+                bounded = scope.with_bound(&name, least);
+                scope = &bounded;
+            }
             value = Some(v);
             toggled = Some(t);
         }
@@ -446,6 +453,50 @@ fn on_branch(
         ..Toggled::new(condition, span_in(file, expr))
     };
     Some((on, toggle))
+}
+
+/// The lower bound `cond ? a : b` puts on the variable its condition tests, in the branch
+/// that makes something (`a` when `b` is `0`, else `b`): `var.n > 0 ? 1 : 0` and
+/// `var.n == 0 ? 0 : 1` both mean `n` is at least 1. `None` for any other shape.
+fn implied_bound(expr: &Expression) -> Option<(String, u64)> {
+    use hcl_edit::expr::BinaryOperator as Op;
+    let Expression::Conditional(c) = expr else {
+        return None;
+    };
+    let zero = |e: &Expression| matches!(e, Expression::Number(n) if n.value().as_u64() == Some(0));
+    let holds = if zero(&c.false_expr) {
+        true
+    } else if zero(&c.true_expr) {
+        false
+    } else {
+        return None;
+    };
+    let Expression::BinaryOp(b) = &c.cond_expr else {
+        return None;
+    };
+    let Expression::Traversal(t) = &b.lhs_expr else {
+        return None;
+    };
+    let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
+        return None;
+    };
+    let TraversalOperator::GetAttr(name) = op.value() else {
+        return None;
+    };
+    let Expression::Number(n) = &b.rhs_expr else {
+        return None;
+    };
+    let n = n.value().as_u64()?;
+    if root.as_str() != "var" {
+        return None;
+    }
+    let least = match (holds, *b.operator.value()) {
+        (true, Op::Greater) | (false, Op::LessEq) => n.checked_add(1)?,
+        (true, Op::GreaterEq) | (false, Op::Less) => n,
+        (true, Op::NotEq) | (false, Op::Eq) if n == 0 => 1,
+        _ => return None,
+    };
+    (least > 0).then(|| (name.as_str().to_string(), least))
 }
 
 /// Where `expr` is written in `file`.
