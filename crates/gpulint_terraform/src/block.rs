@@ -267,17 +267,11 @@ impl<'a> Block<'a> {
     /// there as a knob of its own, so a toggle it switches off is still read switched on.
     pub fn passed_knob(&self, key: &str) -> Option<bool> {
         let owner = self.owner(key)?;
-        let Some(Expression::Traversal(t)) = owner.expr(key) else {
-            return None;
-        };
-        let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
-            return None;
-        };
-        let TraversalOperator::GetAttr(name) = op.value() else {
-            return None;
-        };
-        (root.as_str() == "var" && owner.scope.is_user_knob(name.as_str()))
-            .then(|| owner.scope.is_set_in_files(name.as_str()))
+        let name = crate::instances::bare_variable(owner.expr(key)?)?;
+        owner
+            .scope
+            .is_user_knob(name)
+            .then(|| owner.scope.is_set_in_files(name))
     }
 
     /// The span of an attribute's value.

@@ -429,12 +429,8 @@ impl Scope {
             e = p.inner();
         }
         // `var.replicas` where the block's existence bounds it.
-        if let Expression::Traversal(t) = e
-            && let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..])
-            && root.as_str() == "var"
-            && let TraversalOperator::GetAttr(name) = op.value()
-        {
-            return self.bounds.get(name.as_str()).copied();
+        if let Some(name) = crate::instances::bare_variable(e) {
+            return self.bounds.get(name).copied();
         }
         let Expression::FuncCall(f) = e else {
             return None;

@@ -360,6 +360,20 @@ impl Toggled {
     }
 }
 
+/// The variable an expression is, and nothing else: `var.replicas` gives `replicas`.
+pub(crate) fn bare_variable(expr: &Expression) -> Option<&str> {
+    let Expression::Traversal(t) = expr else {
+        return None;
+    };
+    let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
+        return None;
+    };
+    match op.value() {
+        TraversalOperator::GetAttr(name) if root.as_str() == "var" => Some(name.as_str()),
+        _ => None,
+    }
+}
+
 /// The references an expression makes: each traversal's root (`var`, `local`, a resource
 /// type) and its first attribute.
 pub(crate) fn roots(expr: &Expression) -> Vec<(String, Option<String>)> {
@@ -474,29 +488,18 @@ fn implied_bound(expr: &Expression) -> Option<(String, u64)> {
     let Expression::BinaryOp(b) = &c.cond_expr else {
         return None;
     };
-    let Expression::Traversal(t) = &b.lhs_expr else {
-        return None;
-    };
-    let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
-        return None;
-    };
-    let TraversalOperator::GetAttr(name) = op.value() else {
-        return None;
-    };
+    let name = bare_variable(&b.lhs_expr)?;
     let Expression::Number(n) = &b.rhs_expr else {
         return None;
     };
     let n = n.value().as_u64()?;
-    if root.as_str() != "var" {
-        return None;
-    }
     let least = match (holds, *b.operator.value()) {
         (true, Op::Greater) | (false, Op::LessEq) => n.checked_add(1)?,
         (true, Op::GreaterEq) | (false, Op::Less) => n,
         (true, Op::NotEq) | (false, Op::Eq) if n == 0 => 1,
         _ => return None,
     };
-    (least > 0).then(|| (name.as_str().to_string(), least))
+    (least > 0).then(|| (name.to_string(), least))
 }
 
 /// Where `expr` is written in `file`.
