@@ -397,12 +397,7 @@ fn attached_efa(
         }
     }
     for a in attachments {
-        let names_it = a
-            .block
-            .expr("instance_id")
-            .map(references)
-            .is_some_and(|refs| refs.iter().any(|x| x.rtype == r.rtype && x.name == r.name));
-        if !names_it {
+        if !super::refers_to(&a.block, "instance_id", r) {
             continue;
         }
         let Value::Known(eni, _) = referenced(

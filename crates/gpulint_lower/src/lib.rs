@@ -54,12 +54,19 @@ pub fn referrer<'m>(
     rtypes
         .iter()
         .flat_map(|t| module.resources_of(t))
-        .find(|r| {
-            r.block
-                .expr(key)
-                .map(gpulint_terraform::references)
-                .unwrap_or_default()
-                .iter()
+        .find(|r| refers_to(&r.block, key, target))
+}
+
+/// Whether `b.key` refers to the resource `target` (`instance_id = aws_instance.x.id`).
+pub(crate) fn refers_to(
+    b: &gpulint_terraform::Block<'_>,
+    key: &str,
+    target: &gpulint_terraform::Resource<'_>,
+) -> bool {
+    b.expr(key)
+        .map(gpulint_terraform::references)
+        .is_some_and(|refs| {
+            refs.iter()
                 .any(|x| x.rtype == target.rtype && x.name == target.name)
         })
 }

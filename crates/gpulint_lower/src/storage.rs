@@ -9,8 +9,9 @@
 //! system or keeps copying to object storage (`[lasting_storage]` in workloads.toml).
 
 use gpulint_model::{Span, Value};
-use gpulint_terraform::{Block, Resource, references};
+use gpulint_terraform::{Block, Resource};
 
+use crate::refers_to;
 use crate::role::{ENCODINGS, STARTUP_KEYS, startup_args, startup_scripts};
 
 /// An EC2 instance (`aws_instance`, `aws_spot_instance_request`); `attachments` are the
@@ -58,7 +59,7 @@ pub(crate) fn aws(r: &Resource<'_>, attachments: &[Resource<'_>]) -> Value<bool>
     }
     if let Some(a) = attachments
         .iter()
-        .find(|a| names(&a.block, "instance_id", r))
+        .find(|a| refers_to(&a.block, "instance_id", r))
     {
         return Value::Known(true, a.header());
     }
@@ -114,7 +115,7 @@ pub(crate) fn azure(r: &Resource<'_>, attachments: &[Resource<'_>]) -> Value<boo
     };
     if let Some(a) = attachments
         .iter()
-        .find(|a| names(&a.block, "virtual_machine_id", r))
+        .find(|a| refers_to(&a.block, "virtual_machine_id", r))
     {
         return Value::Known(true, a.header());
     }
@@ -122,13 +123,6 @@ pub(crate) fn azure(r: &Resource<'_>, attachments: &[Resource<'_>]) -> Value<boo
         return Value::Known(true, s);
     }
     Value::Known(false, deleted_at)
-}
-
-/// Whether `b.key` refers to the resource `r`.
-fn names(b: &Block<'_>, key: &str, r: &Resource<'_>) -> bool {
-    b.expr(key)
-        .map(references)
-        .is_some_and(|refs| refs.iter().any(|x| x.rtype == r.rtype && x.name == r.name))
 }
 
 /// Where a VM's start-up sets up lasting storage: its script, or a variable its
