@@ -372,6 +372,22 @@ impl Scope {
     pub fn with(self: &Rc<Self>, name: &str, value: Value) -> Rc<Scope> {
         let mut vars = HashMap::with_capacity(1);
         vars.insert(name.to_string(), Rc::new(value));
+        self.child(vars, Rc::clone(&self.bounds))
+    }
+
+    /// This scope, knowing that `var.name` is at least `least`.
+    pub(crate) fn with_bound(self: &Rc<Self>, name: &str, least: u64) -> Rc<Scope> {
+        let mut bounds = (*self.bounds).clone();
+        bounds.insert(name.to_string(), least);
+        self.child(HashMap::new(), Rc::new(bounds))
+    }
+
+    /// A scope under this one holding `vars`, with `bounds`; everything else shared.
+    fn child(
+        self: &Rc<Self>,
+        vars: HashMap<String, Rc<Value>>,
+        bounds: Rc<HashMap<String, u64>>,
+    ) -> Rc<Scope> {
         Rc::new(Scope {
             vars,
             parent: Some(Rc::clone(self)),
@@ -383,26 +399,7 @@ impl Scope {
             from_inputs: Rc::clone(&self.from_inputs),
             enabled: self.enabled.clone(),
             descriptions: Rc::clone(&self.descriptions),
-            bounds: Rc::clone(&self.bounds),
-        })
-    }
-
-    /// This scope, knowing that `var.name` is at least `least`.
-    pub(crate) fn with_bound(self: &Rc<Self>, name: &str, least: u64) -> Rc<Scope> {
-        let mut bounds = (*self.bounds).clone();
-        bounds.insert(name.to_string(), least);
-        Rc::new(Scope {
-            vars: HashMap::new(),
-            parent: Some(Rc::clone(self)),
-            unknown: Rc::clone(&self.unknown),
-            origins: Arc::clone(&self.origins),
-            defaulted: Rc::clone(&self.defaulted),
-            set_in_files: Rc::clone(&self.set_in_files),
-            knobs: Rc::clone(&self.knobs),
-            from_inputs: Rc::clone(&self.from_inputs),
-            enabled: self.enabled.clone(),
-            descriptions: Rc::clone(&self.descriptions),
-            bounds: Rc::new(bounds),
+            bounds,
         })
     }
 
