@@ -452,11 +452,11 @@ impl Inventory {
     }
 
     /// The nodes of capacity `i` that serving keeps busy at least, with the first workload
-    /// that needs them: the GPUs of the serving pods that can land nowhere else (replicas
-    /// at the fewest their autoscaler keeps, GPUs at their lower bounds), over the most GPUs
-    /// one of its machines has.
-    /// `None` when no serving pod lands only on it.
-    pub fn serving_floor(&self, i: usize) -> Option<(u64, &Workload)> {
+    /// that needs them and how many do: the GPUs of the serving pods that can land nowhere
+    /// else (replicas at the fewest their autoscaler keeps, GPUs at their lower bounds),
+    /// over the most GPUs one of its machines has.
+    /// `None` when no serving pod that always runs lands only on it.
+    pub fn serving_floor(&self, i: usize) -> Option<ServingFloor<'_>> {
         let per_machine = self.capacity[i]
             .gpu_machines()?
             .0
@@ -464,6 +464,7 @@ impl Inventory {
             .filter_map(|m| m.gpus.as_ref().map(|g| u64::from(g.count)))
             .max()?;
         let mut first = None;
+        let mut workloads = 0;
         let mut gpus = 0u64;
         for w in self.capacity[i]
             .landed_by
@@ -473,6 +474,7 @@ impl Inventory {
             if w.role.known() != Some(&Role::Inference) {
                 continue;
             }
+            let mut holds = false;
             for p in w.pods.iter().filter(|p| p.landing == [i]) {
                 let Some(g) = p.gpus.known() else { continue };
                 let fewest = w.fewest(p).0;
@@ -481,10 +483,27 @@ impl Inventory {
                 }
                 gpus = gpus.saturating_add(u64::from(fewest) * u64::from(g.count));
                 first.get_or_insert(w);
+                holds = true;
             }
+            workloads += usize::from(holds);
         }
-        Some((gpus.div_ceil(per_machine.max(1)), first?))
+        Some(ServingFloor {
+            nodes: gpus.div_ceil(per_machine.max(1)),
+            first: first?,
+            workloads,
+        })
     }
+}
+
+/// What serving that lands only on one capacity keeps busy there: [`Inventory::serving_floor`].
+#[derive(Clone, Copy, Debug)]
+pub struct ServingFloor<'a> {
+    /// Nodes it keeps busy at least.
+    pub nodes: u64,
+    /// The first workload that needs them.
+    pub first: &'a Workload,
+    /// How many serving workloads add to it.
+    pub workloads: usize,
 }
 
 /// The region of a zone as the provider names them: `us-east-1a` → `us-east-1` (AWS),

@@ -18,6 +18,8 @@ pub struct GpuPoolNeverScalesToZero;
 
 impl Rule for GpuPoolNeverScalesToZero {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        // Whether the run sets up something that scales every node group (read once).
+        let scaled_anyway = std::cell::OnceCell::new();
         for (i, c) in model.capacity.iter().enumerate() {
             // A reservation or capacity block is paid for whether nodes run or not.
             if !matches!(c.kind, CapacityKind::Group | CapacityKind::NodePool)
@@ -46,11 +48,11 @@ impl Rule for GpuPoolNeverScalesToZero {
                 continue;
             }
             if *min == 0 {
-                if let Some((busy, w)) = model.serving_floor(i).filter(|(b, _)| *b > 0) {
-                    report_serving_held(model, i, c, &held, busy, w, cx);
+                if let Some(floor) = model.serving_floor(i).filter(|f| f.nodes > 0) {
+                    report_serving_held(model, i, c, &held, floor, cx);
                 } else if let Value::Known(desired, at) = &c.scale.desired
                     && *desired > 0
-                    && unscaled(model, c)
+                    && unscaled(model, c, &scaled_anyway)
                 {
                     report_unscaled(c, &held, *desired, at, min_span, cx);
                 }
@@ -60,8 +62,8 @@ impl Rule for GpuPoolNeverScalesToZero {
             // floor is its own, a remark rather than a warning.
             let busy = model
                 .serving_floor(i)
-                .filter(|(busy, _)| *busy >= *min)
-                .map(|(_, w)| w);
+                .filter(|f| f.nodes >= *min)
+                .map(|f| f.first);
             // Reservations it runs on without naming them bill for these nodes anyway.
             if let HeldGpus::Machines(machines, _) = &held
                 && open_reserved(model, c, machines) >= *min
@@ -170,8 +172,7 @@ fn machines(
 /// EKS keeps a managed group at its desired size, and only the Cluster Autoscaler or
 /// Karpenter moves it. An eksctl file describes node groups only (add-ons are installed
 /// apart), so it is not judged so.
-fn unscaled(model: &Inventory, c: &Capacity) -> bool {
-    let words = &gpulint_facts::catalog().kubernetes.group_autoscalers.images;
+fn unscaled(model: &Inventory, c: &Capacity, scaled_anyway: &std::cell::OnceCell<bool>) -> bool {
     c.provider == Provider::Aws
         && c.kind == CapacityKind::NodePool
         && c.written_in == Dialect::Terraform
@@ -183,16 +184,19 @@ fn unscaled(model: &Inventory, c: &Capacity) -> bool {
             .group_autoscalers
             .iter()
             .any(|p| p.provider == c.provider)
-        && !model
-            .capacity
-            .iter()
-            .any(|o| o.written_in == Dialect::Karpenter)
-        && !model.workloads.iter().any(|w| {
-            w.pods.iter().flat_map(|p| &p.containers).any(|k| {
-                k.image
-                    .as_deref()
-                    .is_some_and(|i| words.iter().any(|x| i.contains(x.as_str())))
-            })
+        && !*scaled_anyway.get_or_init(|| {
+            let words = &gpulint_facts::catalog().kubernetes.group_autoscalers.images;
+            model
+                .capacity
+                .iter()
+                .any(|o| o.written_in == Dialect::Karpenter)
+                || model.workloads.iter().any(|w| {
+                    w.pods.iter().flat_map(|p| &p.containers).any(|k| {
+                        k.image
+                            .as_deref()
+                            .is_some_and(|i| words.iter().any(|x| i.contains(x.as_str())))
+                    })
+                })
         })
 }
 
@@ -250,10 +254,10 @@ fn report_serving_held(
     i: usize,
     c: &Capacity,
     held: &HeldGpus<'_>,
-    busy: u64,
-    w: &gpulint_model::Workload,
+    floor: gpulint_model::ServingFloor<'_>,
     cx: &mut RuleContext<'_>,
 ) {
+    let (busy, w) = (floor.nodes, floor.first);
     if let HeldGpus::Machines(machines, _) = held
         && open_reserved(model, c, machines) >= busy
     {
@@ -274,18 +278,7 @@ fn report_serving_held(
         None => format!("{fewest} as written, and no autoscaler in the run moves it"),
     };
     // The other serving workloads whose floors add to it.
-    let others = c
-        .landed_by
-        .iter()
-        .map(|&n| &model.workloads[n])
-        .filter(|o| {
-            o.subject != w.subject
-                && o.role.known() == Some(&Role::Inference)
-                && o.pods
-                    .iter()
-                    .any(|p| p.landing == [i] && p.gpus.known().is_some() && o.fewest(p).0 > 0)
-        })
-        .count();
+    let others = floor.workloads.saturating_sub(1);
     let why = match others {
         0 => why,
         1 => format!("{why}; with 1 other serving workload"),
