@@ -15,6 +15,14 @@ const CLUSTER_AUTOSCALER: &str = "Cluster Autoscaler";
 
 pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
     let table = &catalog().kubernetes.autoprovisioners;
+    let scalers = &catalog().kubernetes.group_autoscalers;
+    let mut scaled = |span| {
+        inv.group_autoscalers.push(Autoprovisioner {
+            provider: Provider::Aws,
+            name: CLUSTER_AUTOSCALER,
+            span,
+        });
+    };
     let mut found = |provider: Provider, name: &'static str, span| {
         inv.autoprovisioners.push(Autoprovisioner {
             provider,
@@ -22,39 +30,17 @@ pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
             span,
         });
     };
+    let named = |charts: &[String], chart: &str| {
+        charts
+            .iter()
+            .any(|c| chart.rsplit('/').next() == Some(c.as_str()))
+    };
     for r in module.resources_of("helm_release") {
-        if let Value::Known(chart, span) = r.block.str("chart")
-            && table
-                .helm_charts
-                .iter()
-                .any(|c| chart.rsplit('/').next() == Some(c.as_str()))
-        {
-            found(Provider::Aws, KARPENTER, span);
-        }
-    }
-    let scalers = &catalog().kubernetes.group_autoscalers;
-    for r in module.resources_of("helm_release") {
-        if let Value::Known(chart, span) = r.block.str("chart")
-            && scalers
-                .helm_charts
-                .iter()
-                .any(|c| chart.rsplit('/').next() == Some(c.as_str()))
-        {
-            inv.group_autoscalers.push(Autoprovisioner {
-                provider: Provider::Aws,
-                name: CLUSTER_AUTOSCALER,
-                span,
-            });
-        }
-    }
-    for call in module.calls() {
-        for input in &scalers.module_inputs {
-            if let Value::Known(true, span) = call.block.bool(input) {
-                inv.group_autoscalers.push(Autoprovisioner {
-                    provider: Provider::Aws,
-                    name: CLUSTER_AUTOSCALER,
-                    span,
-                });
+        if let Value::Known(chart, span) = r.block.str("chart") {
+            if named(&table.helm_charts, &chart) {
+                found(Provider::Aws, KARPENTER, span);
+            } else if named(&scalers.helm_charts, &chart) {
+                scaled(span);
             }
         }
     }
@@ -66,6 +52,11 @@ pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
         }
     }
     for call in module.calls() {
+        for input in &scalers.module_inputs {
+            if let Value::Known(true, span) = call.block.bool(input) {
+                scaled(span);
+            }
+        }
         let source = call.source.as_deref().unwrap_or_default();
         let path = source
             .split('?')
