@@ -638,7 +638,7 @@ fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Load
             template,
         };
     };
-    let lowered = lower::lower_yaml(id, &file, docs);
+    let lowered = lower::lower_yaml(id, &file, docs, how.limits);
     let directives = if file.requested {
         suppress::directives(id, &file, &parsed)
     } else {

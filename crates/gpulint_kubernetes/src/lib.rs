@@ -23,9 +23,10 @@ mod translate;
 
 use gpulint_facts::operators::{Ends, Operator, operator};
 use gpulint_model::{
-    Engine, GpuRequest, Inventory, PodShape, Role, Span, Spread, Str, Taint, Value, Volume,
-    VolumeSource, Workload,
+    Engine, GpuRequest, Inventory, LimitProblem, PodShape, Role, Span, Spread, Str, Taint, Value,
+    Volume, VolumeSource, Workload,
 };
+use gpulint_source::limits::Limits;
 use gpulint_source::{FileId, SourceFile};
 use gpulint_syntax::yaml::{YamlDoc, YamlNode};
 use karpenter::karpenter_node_pool;
@@ -37,9 +38,15 @@ pub use merge::merge_referenced;
 use search::{find_pods, leader_worker_counts};
 
 /// Lowers the documents of `source`, the file `file`.
-pub fn lower(file: FileId, source: &SourceFile, docs: &[YamlDoc], out: &mut Inventory) {
+pub fn lower(
+    file: FileId,
+    source: &SourceFile,
+    docs: &[YamlDoc],
+    limits: &Limits,
+    out: &mut Inventory,
+) {
     for doc in docs {
-        lower_object(file, source, &doc.root, out);
+        lower_object(file, source, &doc.root, limits, out);
     }
 }
 
@@ -106,7 +113,14 @@ fn count_u64(file: FileId, n: &YamlNode) -> Value<u64> {
 }
 
 /// One manifest (a YAML document, or one written inside Terraform), with spans in `source`.
-pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut Inventory) {
+/// YAML written in its strings (a RayService's `serveConfigV2`) is read within `limits`.
+pub fn lower_object(
+    file: FileId,
+    source: &SourceFile,
+    obj: &YamlNode,
+    limits: &Limits,
+    out: &mut Inventory,
+) {
     let Some(kind) = obj.get("kind").and_then(YamlNode::as_str) else {
         return;
     };
@@ -116,7 +130,7 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
             .and_then(YamlNode::items)
             .unwrap_or_default()
         {
-            lower_object(file, source, item, out);
+            lower_object(file, source, item, limits, out);
         }
         return;
     }
@@ -244,7 +258,11 @@ pub fn lower_object(file: FileId, source: &SourceFile, obj: &YamlNode, out: &mut
     if kind == "LeaderWorkerSet" {
         group = leader_worker_counts(file, obj, &mut pods);
     }
-    let mut ends = ray::lower(file, source, obj, kind, api, &mut pods);
+    let (mut ends, hits) = ray::lower(file, source, obj, kind, api, limits, &mut pods);
+    out.limits.extend(
+        hits.iter()
+            .map(|hit| LimitProblem::in_file(&source.name, file, hit, limits)),
+    );
     let mut lingering = Vec::new();
     // A core Job ends when its pods do, or at its deadline.
     if kind == "Job" && api.starts_with("batch/") {
@@ -433,7 +451,7 @@ mod tests {
         let s = yaml::parse(&f);
         assert!(s.error.is_none(), "{:?}", s.error);
         let mut out = Inventory::default();
-        lower(FileId(0), &f, &s.docs, &mut out);
+        lower(FileId(0), &f, &s.docs, &Limits::default(), &mut out);
         out
     }
 

@@ -9,21 +9,24 @@
 use super::engines::number;
 use super::span;
 use gpulint_model::{Autoscale, Engine, GroupScaling, PodShape, Serving, Value};
+use gpulint_source::limits::{LimitHit, Limits};
 use gpulint_source::{FileId, SourceFile};
 use gpulint_syntax::yaml::{YamlNode, parse_embedded};
 
 /// Marks the head and worker groups of a RayCluster, RayJob or RayService with how they
-/// scale, and returns whether a RayJob ends its cluster (`Absent` for anything else).
+/// scale, and returns whether a RayJob ends its cluster (`Absent` for anything else) and
+/// the limits hit reading the YAML in a RayService's `serveConfigV2`.
 pub(super) fn lower(
     file: FileId,
     source: &SourceFile,
     obj: &YamlNode,
     kind: &str,
     api: &str,
+    limits: &Limits,
     pods: &mut [PodShape],
-) -> Value<bool> {
+) -> (Value<bool>, Vec<LimitHit>) {
     if !api.starts_with("ray.io/") {
-        return Value::Absent;
+        return (Value::Absent, Vec::new());
     }
     let cluster = match kind {
         "RayCluster" => obj.get("spec"),
@@ -34,16 +37,22 @@ pub(super) fn lower(
     if let Some(cluster) = cluster {
         scaling(file, cluster, pods);
     }
+    let mut hits = Vec::new();
     if kind == "RayService"
         && let Some(config) = obj.path(&["spec", "serveConfigV2"])
     {
-        serve_llm(file, source, config, pods);
+        let config = parse_embedded(source, config, limits);
+        hits = config.limits;
+        if let Some(config) = config.docs.first() {
+            serve_llm(file, config, pods);
+        }
     }
-    if kind == "RayJob" {
+    let ends = if kind == "RayJob" {
         obj.get("spec").map_or(Value::Absent, |s| job_ends(file, s))
     } else {
         Value::Absent
-    }
+    };
+    (ends, hits)
 }
 
 fn scaling(file: FileId, cluster: &YamlNode, pods: &mut [PodShape]) {
@@ -85,10 +94,7 @@ fn scaling(file: FileId, cluster: &YamlNode, pods: &mut [PodShape]) {
 /// when it is certain which pods serve which model: one LLM config, one worker group with
 /// GPUs. Its vLLM is told `engine_kwargs`; Ray places each replica's `tensor × pipeline`
 /// GPUs on that group's pods.
-fn serve_llm(file: FileId, source: &SourceFile, config: &YamlNode, pods: &mut [PodShape]) {
-    let Some(config) = parse_embedded(source, config) else {
-        return;
-    };
+fn serve_llm(file: FileId, config: &YamlNode, pods: &mut [PodShape]) {
     let llms: Vec<&YamlNode> = config
         .get("applications")
         .and_then(YamlNode::items)

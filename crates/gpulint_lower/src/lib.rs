@@ -560,18 +560,13 @@ fn file_facts(
         });
     }
     for hit in &p.limits {
-        inv.limits.push(LimitProblem {
-            subject: file.name.clone(),
-            span: Span::new(id, hit.offset..hit.offset),
-            limit: hit.limit,
-            value: limits.get(hit.limit),
-            unchecked: hit.unchecked.clone(),
-        });
+        inv.limits
+            .push(LimitProblem::in_file(&file.name, id, hit, limits));
     }
     match (file.kind, &p.syntax) {
-        (FileKind::Yaml, Syntax::Yaml(docs)) => kubernetes::lower(id, file, docs, inv),
+        (FileKind::Yaml, Syntax::Yaml(docs)) => kubernetes::lower(id, file, docs, limits, inv),
         (FileKind::Terraform, Syntax::Hcl(body)) => {
-            manifests::lower(id, file, body, p.remap.as_deref(), inv);
+            manifests::lower(id, file, body, p.remap.as_deref(), limits, inv);
         }
         _ => {}
     }
@@ -762,9 +757,10 @@ pub fn lower_yaml(
     id: FileId,
     file: &gpulint_source::SourceFile,
     docs: &[gpulint_syntax::yaml::YamlDoc],
+    limits: &Limits,
 ) -> Inventory {
     let mut inv = Inventory::default();
-    kubernetes::lower(id, file, docs, &mut inv);
+    kubernetes::lower(id, file, docs, limits, &mut inv);
     inv.shrink_to_fit();
     inv
 }

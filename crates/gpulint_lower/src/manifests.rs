@@ -9,6 +9,7 @@
 //! `templatefile()`, a variable or `each.value` is unknown and adds nothing; so does a
 //! heredoc with `%{ }` directives, whose shape depends on them.
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use hcl_edit::Span as _;
@@ -17,7 +18,8 @@ use hcl_edit::structure::Body;
 
 use gpulint_facts::catalog;
 use gpulint_kubernetes as kubernetes;
-use gpulint_model::Inventory;
+use gpulint_model::{Inventory, LimitProblem};
+use gpulint_source::limits::{LimitHit, Limits};
 use gpulint_source::{FileId, SourceFile};
 use gpulint_syntax::json::Remap;
 use gpulint_syntax::yaml::{Scalar, YamlNode, YamlValue, parse_at};
@@ -29,11 +31,14 @@ pub fn lower(
     source: &SourceFile,
     body: &Body,
     remap: Option<&Remap>,
+    limits: &Limits,
     out: &mut Inventory,
 ) {
     let read = Reader {
         file: source,
         remap,
+        limits,
+        hits: RefCell::default(),
     };
     for block in body.get_blocks("resource") {
         let Some(rtype) = block
@@ -75,8 +80,12 @@ pub fn lower(
             },
         };
         for m in &manifests {
-            kubernetes::lower_object(file, source, m, out);
+            kubernetes::lower_object(file, source, m, limits, out);
         }
+    }
+    for hit in read.hits.take() {
+        out.limits
+            .push(LimitProblem::in_file(&source.name, file, &hit, limits));
     }
 }
 
@@ -109,6 +118,9 @@ fn is_manifest(n: &YamlNode) -> bool {
 struct Reader<'a> {
     file: &'a SourceFile,
     remap: Option<&'a Remap>,
+    limits: &'a Limits,
+    /// Limits hit reading the YAML written in strings, reported once the file is read.
+    hits: RefCell<Vec<LimitHit>>,
 }
 
 impl Reader<'_> {
@@ -240,7 +252,9 @@ impl Reader<'_> {
         let Some((masked, holes)) = mask_interpolations(text) else {
             return Vec::new();
         };
-        let mut docs = parse_at(self.file, &masked, start);
+        let read = parse_at(self.file, &masked, start, self.limits);
+        self.hits.borrow_mut().extend(read.limits);
+        let mut docs = read.docs;
         if !holes.is_empty() {
             for d in &mut docs {
                 unmask(d, &masked, start, &holes);

@@ -277,6 +277,24 @@ pub struct LimitProblem {
     pub unchecked: String,
 }
 
+impl LimitProblem {
+    /// A limit `hit` in the file `file`, named `subject`, reached under `limits`.
+    pub fn in_file(
+        subject: &str,
+        file: FileId,
+        hit: &gpulint_source::limits::LimitHit,
+        limits: &gpulint_source::limits::Limits,
+    ) -> Self {
+        LimitProblem {
+            subject: subject.to_string(),
+            span: Span::new(file, hit.offset..hit.offset),
+            limit: hit.limit,
+            value: limits.get(hit.limit),
+            unchecked: hit.unchecked.clone(),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct SyntaxProblem {
     /// The file's name as shown to users.

@@ -218,15 +218,40 @@ pub fn parse_with(file: &SourceFile, limits: &Limits) -> YamlStream {
     stream
 }
 
+/// YAML read from text inside a file (a heredoc in a Terraform file, a block scalar):
+/// the documents that parsed and the limits hit on the way, both with offsets in the file.
+#[derive(Debug, Default)]
+pub struct Embedded {
+    pub docs: Vec<YamlNode>,
+    /// Each says what was not checked of the embedded text, never a line of the text
+    /// as if it were a file of its own.
+    pub limits: Vec<LimitHit>,
+}
+
 /// The YAML document written inside a literal block scalar (`serveConfigV2: |`), with
-/// spans in the outer file. `None` when `node` is no literal block scalar or its text is
-/// no YAML mapping or list (the tool that reads the string reports that, not gpulint).
+/// spans in the outer file: at most one, none when `node` is no literal block scalar or
+/// its text is no YAML mapping or list (the tool that reads the string reports that,
+/// not gpulint). A limit hit inside it is returned, to be reported.
 ///
-/// Only the scalar's own lines are read again, within the default limits: a document
-/// can only hold as much as the file it sits in.
-pub fn parse_embedded(file: &SourceFile, node: &YamlNode) -> Option<YamlNode> {
-    // The node's span starts at its text: its line must follow a header ending in `|`.
-    let text = file.text();
+/// Only the scalar's own lines are read again, within `limits`: a document can only
+/// hold as much as the file it sits in.
+pub fn parse_embedded(file: &SourceFile, node: &YamlNode, limits: &Limits) -> Embedded {
+    let Some(start) = block_scalar_start(file.text(), node) else {
+        return Embedded::default();
+    };
+    let Some(text) = file.text().get(start..node.span.end) else {
+        return Embedded::default();
+    };
+    let mut read = parse_at(file, text, start, limits);
+    read.docs.truncate(1);
+    read.docs
+        .retain(|root| !matches!(root.value, YamlValue::Scalar(_)));
+    read
+}
+
+/// Where the text of a literal block scalar starts: the node's span starts at its text,
+/// whose line must follow a header ending in `|`. `None` for any other node.
+fn block_scalar_start(text: &str, node: &YamlNode) -> Option<usize> {
     let before = text.get(..node.span.start)?;
     let start = before.rfind('\n')? + 1;
     if !before[start..].bytes().all(|b| b == b' ') || node.as_str().is_none() {
@@ -234,25 +259,20 @@ pub fn parse_embedded(file: &SourceFile, node: &YamlNode) -> Option<YamlNode> {
     }
     let header = &before[before[..start - 1].rfind('\n').map_or(0, |i| i + 1)..start - 1];
     let header = header.split(" #").next().unwrap_or(header).trim_end();
-    if !header
+    header
         .trim_end_matches(|c: char| c == '-' || c == '+' || c.is_ascii_digit())
         .ends_with('|')
-    {
-        return None;
-    }
-    let root = parse_at(file, file.text().get(start..node.span.end)?, start)
-        .into_iter()
-        .next()?;
-    (!matches!(root.value, YamlValue::Scalar(_))).then_some(root)
+        .then_some(start)
 }
 
 /// The documents of YAML `text` that stands at byte `offset` of `file` (a heredoc in a
 /// Terraform file, a block scalar), with spans in `file`. `text` may differ from the
-/// file's bytes there, but not in length (a masked `${…}`). Read within the default
-/// limits; documents after a syntax error are not returned.
-pub fn parse_at(file: &SourceFile, text: &str, offset: usize) -> Vec<YamlNode> {
+/// file's bytes there, but not in length (a masked `${…}`). Read within `limits`, as a
+/// file of its own; documents after a syntax error are not returned.
+pub fn parse_at(file: &SourceFile, text: &str, offset: usize, limits: &Limits) -> Embedded {
     let inner = SourceFile::new(file.name.clone(), None, FileKind::Yaml, text.into(), false);
-    parse_text(&inner, &Limits::default())
+    let stream = parse_text(&inner, limits);
+    let docs = stream
         .docs
         .into_iter()
         .map(|d| {
@@ -260,7 +280,18 @@ pub fn parse_at(file: &SourceFile, text: &str, offset: usize) -> Vec<YamlNode> {
             shift(&mut root, offset);
             root
         })
-        .collect()
+        .collect();
+    let limits = stream
+        .limits
+        .into_iter()
+        .map(|hit| LimitHit {
+            limit: hit.limit,
+            offset: hit.offset + offset,
+            unchecked: "the rest of the YAML document written in this string was not checked"
+                .into(),
+        })
+        .collect();
+    Embedded { docs, limits }
 }
 
 /// Moves every span of a tree `by` bytes.
@@ -508,7 +539,7 @@ mod tests {
         let text = "spec:\n  serveConfigV2: |\n    applications:\n    - name: llms\n      args: {tp: 2}\n  other: x\n";
         let (f, s) = load(text);
         let n = s.docs[0].root.path(&["spec", "serveConfigV2"]).unwrap();
-        let inner = parse_embedded(&f, n).unwrap();
+        let inner = parse_embedded(&f, n, &Limits::default()).docs.remove(0);
         let name = inner.path(&["applications"]).unwrap().items().unwrap()[0]
             .get("name")
             .unwrap();
@@ -519,7 +550,35 @@ mod tests {
         assert_eq!(&text[tp.span.clone()], "2");
         // Not a literal block: nothing to read.
         let other = s.docs[0].root.path(&["spec", "other"]).unwrap();
-        assert!(parse_embedded(&f, other).is_none());
+        assert!(
+            parse_embedded(&f, other, &Limits::default())
+                .docs
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_limit_hit_inside_embedded_yaml_is_returned_at_its_place_in_the_file() {
+        let mut text = String::from("kind: RayService\nspec:\n  serveConfigV2: |\n");
+        text.push_str("    a: &a [x, x, x]\n    b: &b [*a, *a, *a]\n    c: [*b, *b, *b]\n");
+        let (f, s) = load(&text);
+        let n = s.docs[0].root.path(&["spec", "serveConfigV2"]).unwrap();
+        let mut tight = Limits::default();
+        tight.set(Limit::YamlAliasNodes, 10);
+        let read = parse_embedded(&f, n, &tight);
+        assert!(read.docs.is_empty(), "{:?}", read.docs);
+        assert_eq!(read.limits.len(), 1);
+        assert_eq!(read.limits[0].limit, Limit::YamlAliasNodes);
+        // On the line of the bomb in the outer file, not line 1 of the string.
+        assert!(
+            f.line_col(read.limits[0].offset).0 >= 5,
+            "{:?}",
+            read.limits
+        );
+        assert!(read.limits[0].unchecked.contains("written in this string"));
+        // Within the default limits the same document is read whole.
+        let whole = parse_embedded(&f, n, &Limits::default());
+        assert!(whole.limits.is_empty() && whole.docs.len() == 1);
     }
 
     #[test]
