@@ -123,6 +123,9 @@ pub struct Autoprovisioners {
     pub tag_keys: Vec<String>,
     /// The arguments and module inputs tags are written in.
     pub tag_inputs: Vec<String>,
+    /// A word one of the run's resources or module calls must be named with for a tag to
+    /// count (`aws_iam_role.karpenter`): copied examples carry the tag without it.
+    pub tag_needs_named: String,
     pub source: String,
 }
 
@@ -149,6 +152,12 @@ pub struct GpuNodes {
     pub node_keys: Vec<String>,
     /// Commands in a node's bootstrap that set up NVIDIA's container runtime.
     pub bootstrap: Vec<String>,
+    /// Whole words that, in the name of a machine type's variable or of the resource
+    /// itself, say its machines hold GPUs (`var.GPU_INSTANCE_TYPE`, `aws_instance.gpu_box`).
+    pub name_words: Vec<String>,
+    /// Whole words that, in the same name, say otherwise (`var.cpu_or_gpu_type`,
+    /// `non_gpu_pool`): no bound is read from such a name.
+    pub name_negations: Vec<String>,
     pub source: String,
 }
 
@@ -157,6 +166,19 @@ impl GpuNodes {
     /// value does not say there is none (`nvidia.com/gpu.present=false`).
     pub fn marks(&self, key: &str, value: &str) -> bool {
         self.node_keys.iter().any(|k| k == key) && !value.eq_ignore_ascii_case("false")
+    }
+
+    /// The word of [`GpuNodes::name_words`] that `name` holds, when none of
+    /// [`GpuNodes::name_negations`] is there too. Words are split at every character
+    /// that is not a letter or digit and where case changes (`spotGPUWorker`), and
+    /// compared without case.
+    pub fn named<'a>(&'a self, name: &str) -> Option<&'a str> {
+        let words = split_words(name);
+        let has = |w: &&String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
+        if self.name_negations.iter().any(|w| has(&w)) {
+            return None;
+        }
+        self.name_words.iter().find(has).map(String::as_str)
     }
 
     /// The first bootstrap command `script` runs that only a GPU node needs.
@@ -171,6 +193,31 @@ impl GpuNodes {
             })
             .map(String::as_str)
     }
+}
+
+/// The words of a name: runs of letters or digits, also split where a lower-case letter
+/// meets an upper-case one (`spotGpu`) and before the last capital of a capital run that
+/// a lower-case letter follows (`GPUWorker` → `GPU`, `Worker`).
+pub fn split_words(name: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    for run in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let b = run.as_bytes();
+        let mut start = 0;
+        for i in 1..b.len() {
+            let lower_to_upper = b[i - 1].is_ascii_lowercase() && b[i].is_ascii_uppercase();
+            let caps_to_word = b[i - 1].is_ascii_uppercase()
+                && b[i].is_ascii_uppercase()
+                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+            if lower_to_upper || caps_to_word {
+                out.push(&run[start..i]);
+                start = i;
+            }
+        }
+        if start < run.len() {
+            out.push(&run[start..]);
+        }
+    }
+    out
 }
 
 /// Terraform's typed Kubernetes resources, read as the manifests they make.
@@ -459,7 +506,7 @@ mod tests {
     use crate::Market;
     use crate::catalog;
 
-    use super::ResourceKind;
+    use super::{ResourceKind, split_words};
 
     #[test]
     fn labels_map_to_catalog_gpus() {
@@ -492,6 +539,21 @@ mod tests {
             Some(vec![])
         );
         assert_eq!(ids("app", "web"), None);
+    }
+
+    #[test]
+    fn names_say_gpu_by_whole_words_unless_they_say_otherwise() {
+        let signs = &catalog().kubernetes.gpu_nodes;
+        assert_eq!(signs.named("var.GPU_INSTANCE_TYPE"), Some("gpu"));
+        assert_eq!(signs.named("aws_instance.spotGPUWorker"), Some("gpu"));
+        assert_eq!(signs.named("local.pools[\"gpu-a\"]"), Some("gpu"));
+        assert_eq!(signs.named("var.gpuInstanceType"), Some("gpu"));
+        // A word, not a part of one; and a name that also says CPU says nothing.
+        assert_eq!(signs.named("var.gpuless_type"), None);
+        assert_eq!(signs.named("var.cpu_or_gpu_instance_type"), None);
+        assert_eq!(signs.named("aws_instance.non_gpu"), None);
+        assert_eq!(signs.named("var.instance_type"), None);
+        assert_eq!(split_words("spotGPUWorker2x"), ["spot", "GPU", "Worker2x"]);
     }
 
     #[test]

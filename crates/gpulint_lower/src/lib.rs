@@ -196,6 +196,7 @@ fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
     gcp::lower(module, inv);
     azure::lower(module, inv);
     provisioners::lower(module, inv);
+    name_bounds(module, &mut inv.capacity[first..]);
     // The region the provider block names, for what does not write its own.
     for c in &mut inv.capacity[first..] {
         let provider = match c.provider {
@@ -206,6 +207,15 @@ fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
         if c.region.is_none() {
             c.region = module.region(provider).map(Into::into);
         }
+    }
+}
+
+/// At least 1 GPU for capacity of `module` whose machine type did not evaluate, when what
+/// it was written as, or the capacity's own name, says GPU.
+fn name_bounds(module: &Module<'_>, capacity: &mut [gpulint_model::Capacity]) {
+    for c in capacity {
+        let written = c.machines.unknown_at().and_then(|s| module.written_at(s));
+        c.gpus_from_names(written.as_deref());
     }
 }
 
@@ -230,7 +240,9 @@ fn lower_module(
             continue;
         };
         let Some(target) = local_target(dir, source, &tree.folders) else {
+            let first = inv.capacity.len();
             registry::lower(&call, source, inv);
+            name_bounds(module, &mut inv.capacity[first..]);
             continue;
         };
         let Some(files) = tree.folders.get(&target) else {

@@ -57,6 +57,30 @@ impl Capacity {
         }
     }
 
+    /// At least 1 GPU per machine when its machine type is written as one reference whose
+    /// name says GPU (`var.GPU_INSTANCE_TYPE`), else when the resource itself is named so
+    /// (`aws_instance.gpu_worker`, a pool keyed `gpu`). `written` is the text the machine
+    /// type is written with.
+    pub fn gpus_from_names(&mut self, written: Option<&str>) {
+        let Value::Unknown(at) = &self.machines else {
+            return;
+        };
+        if !self.floor_wanted() {
+            return;
+        }
+        let signs = &catalog().kubernetes.gpu_nodes;
+        let reference = written.map(bare_reference).filter(|r| is_reference(r));
+        if let Some(r) = reference
+            && let Some(word) = signs.named(r)
+        {
+            let evidence = format!("its machine type is `{r}`, whose name says `{word}`");
+            self.at_least_gpus(1, evidence, at.clone());
+        } else if let Some(word) = signs.named(&self.subject) {
+            let evidence = format!("its name says `{word}`");
+            self.at_least_gpus(1, evidence, self.header.clone());
+        }
+    }
+
     /// At least 1 GPU per node when its nodes carry a GPU taint or label.
     pub fn gpus_from_nodes(&mut self) {
         if !self.floor_wanted() {
@@ -79,4 +103,24 @@ impl Capacity {
             self.at_least_gpus(1, evidence, span);
         }
     }
+}
+
+/// `var.x` out of `"${var.x}"`: a reference written alone in a template.
+fn bare_reference(written: &str) -> &str {
+    let w = written.trim();
+    w.strip_prefix("\"${")
+        .and_then(|w| w.strip_suffix("}\""))
+        .unwrap_or(w)
+        .trim()
+}
+
+/// Whether `text` is one reference (`var.gpu_type`, `local.pools["gpu"].type`): no call,
+/// operator or template around it.
+fn is_reference(text: &str) -> bool {
+    ["var.", "local.", "each.", "module."]
+        .iter()
+        .any(|p| text.starts_with(p))
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']' | '"'))
 }

@@ -83,6 +83,14 @@ impl<T> Value<T> {
         }
     }
 
+    /// Where it is written, when it is written but not known.
+    pub fn unknown_at(&self) -> Option<&Span> {
+        match self {
+            Value::Unknown(s) => Some(s),
+            _ => None,
+        }
+    }
+
     pub fn is_unknown(&self) -> bool {
         matches!(self, Value::Unknown(_))
     }

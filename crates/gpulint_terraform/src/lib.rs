@@ -402,6 +402,33 @@ impl<'a> Module<'a> {
             .collect()
     }
 
+    /// The expression written at `span` inside one of the module's resource or module
+    /// blocks, as written (`var.gpu_type`, `"${var.GPU_TYPE}"`): what a value that did
+    /// not evaluate was written as. `None` for JSON files, whose text is not HCL.
+    pub fn written_at(&self, span: &Span) -> Option<String> {
+        struct Find(Range<usize>, Option<String>);
+        impl hcl_edit::visit::Visit for Find {
+            fn visit_expr(&mut self, e: &hcl_edit::expr::Expression) {
+                if self.1.is_some() {
+                    return;
+                }
+                if hcl_edit::Span::span(e).as_ref() == Some(&self.0) {
+                    self.1 = Some(e.to_string().trim().to_string());
+                    return;
+                }
+                hcl_edit::visit::visit_expr(self, e);
+            }
+        }
+        self.resources.iter().chain(&self.calls).find_map(|i| {
+            if i.file.id != span.file || i.file.remap.is_some() {
+                return None;
+            }
+            let mut f = Find(span.range(), None);
+            hcl_edit::visit::visit_body(&mut f, &i.block.body);
+            f.1
+        })
+    }
+
     /// Every instance of every `module "NAME"` call.
     pub fn calls(&self) -> impl Iterator<Item = Call<'_>> {
         self.calls.iter().filter_map(move |i| {
