@@ -1,5 +1,6 @@
 //! Node autoprovisioners a Terraform module sets up: Karpenter (its Helm chart, the EKS
-//! module's `karpenter` submodule, or the tag it discovers subnets and security groups by)
+//! module's `karpenter` submodule, or the tag it discovers subnets and security groups by,
+//! beside a resource or module call named for it)
 //! and GKE's node auto-provisioning. They add nodes of whatever kind their own objects ask
 //! for, so the capacity a run shows may not be all there is. Also the Cluster Autoscaler,
 //! which scales the node groups that exist. What says so is data (`[autoprovisioners]`
@@ -51,6 +52,14 @@ pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
             found(Provider::Gcp, "GKE node auto-provisioning", span);
         }
     }
+    // The discovery tag counts beside something named for Karpenter.
+    let names_it = |name: &str| {
+        gpulint_facts::kubernetes::split_words(name)
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case(&table.tag_needs_named))
+    };
+    let named_here =
+        module.resources().any(|r| names_it(r.name)) || module.calls().any(|c| names_it(c.name));
     for call in module.calls() {
         for input in &scalers.module_inputs {
             if let Value::Known(true, span) = call.block.bool(input) {
@@ -71,11 +80,11 @@ pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
             found(Provider::Aws, KARPENTER, call.block.header.clone());
             continue;
         }
-        if let Some(span) = tagged(&call.block, &table.tag_inputs, &table.tag_keys) {
+        if named_here && let Some(span) = tagged(&call.block, &table.tag_inputs, &table.tag_keys) {
             found(Provider::Aws, KARPENTER, span);
         }
     }
-    for r in module.resources() {
+    for r in module.resources().filter(|_| named_here) {
         if let Some(span) = tagged(&r.block, &table.tag_inputs[..1], &table.tag_keys) {
             found(Provider::Aws, KARPENTER, span);
             // One place is enough to say it is there.
