@@ -264,6 +264,20 @@ struct InstanceFile {
     instance: Vec<InstanceRow>,
     #[serde(default)]
     accelerator: Vec<AcceleratorRow>,
+    gpu_families: GpuFamilies,
+}
+
+/// The families of a cloud whose machine types all hold GPUs (AWS `g` and `p`, Azure `NC`,
+/// GCP `a3`): a type of one that the catalog does not hold (retired, or newer than the
+/// catalog) still holds at least 1 GPU.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GpuFamilies {
+    /// Family names, compared without case. A type's family is, on AWS, the letters its
+    /// name starts with (`g` of `g4dn.xlarge`); on Azure, the letters after `Standard_`
+    /// (`NC` of `Standard_NC6s_v3`); on GCP, what comes before the first `-` (`a3`).
+    pub names: Vec<String>,
+    pub source: String,
 }
 
 /// Why the catalog did not take a config's private instance types.
@@ -298,6 +312,7 @@ pub struct Catalog {
     pub prices: prices::Prices,
     gpu_by_name: HashMap<String, &'static Gpu>,
     instance_by_name: HashMap<(Provider, String), usize>,
+    gpu_families: Vec<(Provider, GpuFamilies)>,
 }
 
 static CATALOG: OnceLock<Catalog> = OnceLock::new();
@@ -363,12 +378,14 @@ impl Catalog {
         let mut instances = Vec::new();
         let mut accelerators = Vec::new();
         let mut instance_by_name = HashMap::new();
+        let mut gpu_families = Vec::new();
         for (provider, file, text) in [
             (Provider::Aws, "aws.toml", AWS),
             (Provider::Gcp, "gcp.toml", GCP),
             (Provider::Azure, "azure.toml", AZURE),
         ] {
             let rows: InstanceFile = toml::from_str(text).map_err(|e| format!("{file}: {e}"))?;
+            gpu_families.push((provider, rows.gpu_families));
             for row in rows.accelerator {
                 let gpu = *gpu_by_name
                     .get(&row.gpu.to_ascii_lowercase())
@@ -422,6 +439,7 @@ impl Catalog {
             kubernetes,
             gpu_by_name,
             instance_by_name,
+            gpu_families,
         })
     }
 
@@ -471,6 +489,39 @@ impl Catalog {
             .get(&(provider, name.trim().to_ascii_lowercase()))
             .map(|&i| &self.instances[i])
     }
+
+    /// The family of machine type `name` when it is one whose types all hold GPUs (see
+    /// [`GpuFamilies`]), as the data writes it.
+    pub fn gpu_family(&self, provider: Provider, name: &str) -> Option<&str> {
+        let family = family_of(provider, name.trim())?;
+        let (_, families) = self.gpu_families.iter().find(|(p, _)| *p == provider)?;
+        families
+            .names
+            .iter()
+            .find(|f| f.eq_ignore_ascii_case(family))
+            .map(String::as_str)
+    }
+}
+
+/// The family part of a machine type's name (see [`GpuFamilies::names`]).
+fn family_of(provider: Provider, name: &str) -> Option<&str> {
+    fn leading_letters(s: &str) -> Option<&str> {
+        let end = s
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(s.len());
+        (end > 0 && end < s.len()).then(|| &s[..end])
+    }
+    match provider {
+        Provider::Aws => leading_letters(name.split('.').next()?),
+        Provider::Azure => {
+            let size = name
+                .get(..9)
+                .filter(|p| p.eq_ignore_ascii_case("standard_"))?;
+            leading_letters(&name[size.len()..])
+        }
+        Provider::Gcp => name.split_once('-').map(|(family, _)| family),
+        Provider::Kubernetes => None,
+    }
 }
 
 /// A machine type looked up in the catalog; `gpus: None` when it has no GPU (or gpulint
@@ -492,6 +543,22 @@ pub fn instance_machine(provider: Provider, name: &str) -> Machine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn families_of_gpu_types_are_read_off_their_names() {
+        let c = catalog();
+        assert_eq!(c.gpu_family(Provider::Aws, "g3.4xlarge"), Some("g"));
+        assert_eq!(c.gpu_family(Provider::Aws, "gr6.4xlarge"), Some("gr"));
+        assert_eq!(c.gpu_family(Provider::Aws, "p6-b200.48xlarge"), Some("p"));
+        assert_eq!(c.gpu_family(Provider::Aws, "m5.large"), None);
+        assert_eq!(c.gpu_family(Provider::Aws, "inf2.xlarge"), None);
+        assert_eq!(c.gpu_family(Provider::Azure, "Standard_NV12"), Some("NV"));
+        assert_eq!(c.gpu_family(Provider::Azure, "Standard_D4s_v5"), None);
+        assert_eq!(c.gpu_family(Provider::Gcp, "a3-edgegpu-8g"), Some("a3"));
+        assert_eq!(c.gpu_family(Provider::Gcp, "n1-standard-8"), None);
+        // A name with no family part is none.
+        assert_eq!(c.gpu_family(Provider::Aws, "g"), None);
+    }
 
     #[test]
     fn embedded_data_loads() {

@@ -545,6 +545,7 @@ pub fn lower_with(
     inv.simulated = simulated;
     for c in &mut inv.capacity {
         c.gpus_from_nodes();
+        c.gpus_from_family();
     }
     peers::group_instances(&mut inv.capacity);
     link(&mut inv, &folders);

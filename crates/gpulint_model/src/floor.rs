@@ -81,6 +81,33 @@ impl Capacity {
         }
     }
 
+    /// At least 1 GPU per machine when its types are written but the catalog holds none of
+    /// them, and each is of a family whose types all hold GPUs (a retired `g3.4xlarge`, a
+    /// size newer than the catalog).
+    pub fn gpus_from_family(&mut self) {
+        let Value::Known(machines, at) = &self.machines else {
+            return;
+        };
+        if self.gpus_at_least.is_some() || machines.iter().any(|m| m.gpus.is_some()) {
+            return;
+        }
+        let families: Option<Vec<&str>> = machines
+            .iter()
+            .map(|m| catalog().gpu_family(self.provider, &m.name))
+            .collect();
+        let (Some(families), Some(first)) = (families, machines.first()) else {
+            return;
+        };
+        self.gpus_at_least = Some(GpuFloor {
+            count: 1,
+            evidence: format!(
+                "`{}` is of the `{}` family, whose types hold GPUs",
+                first.name, families[0]
+            ),
+            span: at.clone(),
+        });
+    }
+
     /// At least 1 GPU per node when its nodes carry a GPU taint or label.
     pub fn gpus_from_nodes(&mut self) {
         if !self.floor_wanted() {

@@ -615,13 +615,13 @@ impl Capacity {
     }
 
     /// [`gpu_machines`](Self::gpu_machines), else the bound on GPUs per machine when the
-    /// machine type is not known.
+    /// machine type is not known, or not in the catalog.
     pub fn held_gpus(&self) -> Option<HeldGpus<'_>> {
         if let Some((machines, span)) = self.gpu_machines() {
             return Some(HeldGpus::Machines(machines, span));
         }
         match (&self.machines, &self.gpus_at_least) {
-            (Value::Unknown(_), Some(floor)) if floor.count > 0 => Some(HeldGpus::AtLeast(floor)),
+            (_, Some(floor)) if floor.count > 0 => Some(HeldGpus::AtLeast(floor)),
             _ => None,
         }
     }

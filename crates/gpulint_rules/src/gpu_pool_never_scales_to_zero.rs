@@ -155,7 +155,7 @@ fn machines(
         // A type gpulint cannot name has no price: the cost stays unknown.
         HeldGpus::AtLeast(floor) => (
             format!(
-                "a type gpulint cannot read, with at least {} each ({})",
+                "a type gpulint does not know, with at least {} each ({})",
                 gpus(floor.count),
                 floor.evidence
             ),

@@ -51,7 +51,7 @@ impl Rule for MissingAutoShutdown {
                 // A type gpulint cannot read has no price: the cost stays unknown.
                 Some(HeldGpus::AtLeast(floor)) => (
                     format!(
-                        "at least {} of a type gpulint cannot read ({})",
+                        "at least {} of a type gpulint does not know ({})",
                         gpus(floor.count),
                         floor.evidence
                     ),
