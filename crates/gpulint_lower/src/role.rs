@@ -90,7 +90,63 @@ pub fn block_role(b: &gpulint_terraform::Block<'_>, span: &gpulint_model::Span) 
             .map(|(v, d)| intent::Word::VariableDescription(v, d)),
     );
     words.extend(args.iter().map(|(k, v)| intent::Word::StartupArg(k, v)));
-    intent::from_words(&words, span)
+    let role = intent::from_words(&words, span);
+    if role.known().is_some() {
+        return role;
+    }
+    script_role(b).unwrap_or(role)
+}
+
+/// Serving, when a start-up script runs a serving engine (`docker run … vllm/vllm-openai`,
+/// `vllm serve`, `text-generation-launcher`, from the engines of the workload table),
+/// pointing at the script; training, when it runs a training framework or launcher
+/// (`torchrun`, `accelerate launch`). Nothing when it runs both, or neither.
+fn script_role(b: &gpulint_terraform::Block<'_>) -> Option<Inferred<Role>> {
+    use gpulint_facts::workloads::{Program, repository, workloads};
+    use gpulint_model::{Evidence, Signal, Value};
+    let table = workloads();
+    let runs = |programs: &'static [Program], words: &[&str]| {
+        programs.iter().find_map(|p| {
+            // An image is named with a registry or owner (`vllm/vllm-openai:latest`); a
+            // path (`/etc/systemd/system/vllm.service`) or a URL is not one.
+            let image = words.iter().find(|w| {
+                w.contains('/')
+                    && !w.starts_with(['/', '.', '$'])
+                    && !w.contains("://")
+                    && p.image(&repository(w))
+            });
+            image
+                .map(|w| format!("{} (`{w}`)", p.name))
+                .or_else(|| p.command(words).map(|c| format!("{} (`{c}`)", p.name)))
+        })
+    };
+    for script in startup_scripts(b) {
+        let Value::Known(text, span) = script else {
+            continue;
+        };
+        let words: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.trim_start().starts_with('#'))
+            .flat_map(str::split_whitespace)
+            .map(|w| w.trim_matches(|c| matches!(c, '"' | '\'' | '\\' | ';')))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let serves = runs(&table.engines, &words);
+        let trains = runs(&table.frameworks, &words).or_else(|| runs(&table.launchers, &words));
+        let (role, signal, what) = match (serves, trains) {
+            (Some(s), None) => (Role::Inference, Signal::Engine, s),
+            (None, Some(t)) => (Role::Training, Signal::Command, t),
+            _ => continue,
+        };
+        return Some(Inferred::new(
+            Value::Known(role, span),
+            Some(Evidence::new(
+                signal,
+                format!("its start-up script runs {what}"),
+            )),
+        ));
+    }
+    None
 }
 
 /// The keys and literal values of the variables a start-up script is rendered with:
