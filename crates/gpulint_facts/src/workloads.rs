@@ -116,8 +116,12 @@ impl Shape {
                 || w.starts_with("python")
                 || w.starts_with("./")
         };
+        // `-c`, or short options together with it (`-ec`, `-xc`, `-lc`).
+        let command_flag = flag
+            .strip_prefix('-')
+            .is_some_and(|f| f.contains('c') && f.bytes().all(|b| b.is_ascii_lowercase()));
         matches!(base(shell), "sh" | "bash" | "ash" | "dash" | "zsh")
-            && *flag == "-c"
+            && command_flag
             && script
                 .iter()
                 .any(|w| self.wait_programs.iter().any(|p| w == p))
