@@ -5,7 +5,7 @@
 
 use gpulint_facts::instance_machine;
 use gpulint_model::{Capacity, Caveat, Value};
-use gpulint_terraform::{Block, eval};
+use gpulint_terraform::{Block, Module, eval};
 
 /// Switches `c` to the GPU machine `key`'s untaken branch names, when what it runs as
 /// written has no GPU.
@@ -33,4 +33,69 @@ pub(crate) fn gpu_branch(c: &mut Capacity, b: &Block<'_>, key: &str) {
         span,
         label: format!("`{ty}` when `{condition}` is flipped"),
     });
+}
+
+/// A machine type written as a root variable with no value in the code
+/// (`instance_type = var.itype`) that a variable file beside the root gives a GPU type
+/// (`gpu.tfvars`: `itype = "g5.xlarge"`): read, as a toggle is, as what a user who names
+/// that file gets, with a caveat on every finding that says which file. `written` is the
+/// machine type as written. Whether it switched `c`.
+pub(crate) fn named_file_branch(c: &mut Capacity, module: &Module<'_>, written: &str) -> bool {
+    let Some(name) = written.trim().strip_prefix("var.") else {
+        return false;
+    };
+    let gpu = |v: &hcl::Value| match v {
+        hcl::Value::String(ty) => {
+            let m = instance_machine(c.provider, ty);
+            m.gpus.is_some().then(|| (ty.clone(), m))
+        }
+        hcl::Value::Array(types) => types.iter().find_map(|t| {
+            let m = instance_machine(c.provider, t.as_str()?);
+            m.gpus
+                .is_some()
+                .then(|| (t.as_str().unwrap_or_default().to_string(), m))
+        }),
+        _ => None,
+    };
+    let Some((alt, (ty, m))) = module
+        .alternatives
+        .iter()
+        .filter(|a| a.name == name)
+        .find_map(|a| Some((a, gpu(&a.value)?)))
+    else {
+        return false;
+    };
+    c.machines = Value::Known(vec![m], alt.span.clone());
+    let mut files: Vec<_> = c.located_in().collect();
+    files.sort_unstable();
+    files.dedup();
+    eval::record_caveat(Caveat {
+        subject: c.subject.clone(),
+        files,
+        inside_calls: false,
+        entry: None,
+        note: format!(
+            "with `--var-file {}`, which sets `{name}` to `{ty}`: `var.{name}` has no value \
+             in the code",
+            alt.file
+        ),
+        span: alt.span.clone(),
+        label: format!("`{ty}` in `{}`", alt.file),
+    });
+    true
+}
+
+/// At least 1 GPU for capacity of `module` whose machine type did not evaluate, when what
+/// it was written as, or the capacity's own name, says GPU.
+pub(crate) fn name_bounds(module: &Module<'_>, capacity: &mut [Capacity]) {
+    for c in capacity {
+        let written = c.machines.unknown_at().and_then(|s| module.written_at(s));
+        if written
+            .as_deref()
+            .is_some_and(|w| named_file_branch(c, module, w))
+        {
+            continue;
+        }
+        c.gpus_from_names(written.as_deref());
+    }
 }

@@ -105,6 +105,17 @@ pub fn attach_stop(
 struct Folder {
     tf: Vec<FileId>,
     tfvars: Vec<(String, FileId)>,
+    /// Variable files Terraform applies only when named (`gpu.tfvars`): what a user may
+    /// pick, read as alternatives.
+    named: Vec<(String, FileId)>,
+}
+
+impl Folder {
+    /// Its `.tf` files and its variable files.
+    fn files(&self) -> impl Iterator<Item = FileId> + '_ {
+        let vars = self.tfvars.iter().chain(&self.named);
+        self.tf.iter().copied().chain(vars.map(|(_, id)| *id))
+    }
 }
 
 /// Files Terraform reads for a root module's variables, in its order of precedence.
@@ -196,7 +207,7 @@ fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
     gcp::lower(module, inv);
     azure::lower(module, inv);
     provisioners::lower(module, inv);
-    name_bounds(module, &mut inv.capacity[first..]);
+    branch::name_bounds(module, &mut inv.capacity[first..]);
     // The region the provider block names, for what does not write its own.
     for c in &mut inv.capacity[first..] {
         let provider = match c.provider {
@@ -207,15 +218,6 @@ fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
         if c.region.is_none() {
             c.region = module.region(provider).map(Into::into);
         }
-    }
-}
-
-/// At least 1 GPU for capacity of `module` whose machine type did not evaluate, when what
-/// it was written as, or the capacity's own name, says GPU.
-fn name_bounds(module: &Module<'_>, capacity: &mut [gpulint_model::Capacity]) {
-    for c in capacity {
-        let written = c.machines.unknown_at().and_then(|s| module.written_at(s));
-        c.gpus_from_names(written.as_deref());
     }
 }
 
@@ -242,7 +244,7 @@ fn lower_module(
         let Some(target) = local_target(dir, source, &tree.folders) else {
             let first = inv.capacity.len();
             registry::lower(&call, source, inv);
-            name_bounds(module, &mut inv.capacity[first..]);
+            branch::name_bounds(module, &mut inv.capacity[first..]);
             continue;
         };
         let Some(files) = tree.folders.get(&target) else {
@@ -434,15 +436,17 @@ pub fn lower_with(
         let base = file.name.rsplit('/').next().unwrap_or(&file.name);
         match file.kind {
             FileKind::Terraform => folders.entry(dir).or_default().tf.push(id),
-            FileKind::TfVars if tfvars_rank(base).is_some() => {
-                folders
-                    .entry(dir)
-                    .or_default()
-                    .tfvars
-                    .push((base.to_string(), id));
+            FileKind::TfVars => {
+                let f = folders.entry(dir).or_default();
+                let files = if tfvars_rank(base).is_some() {
+                    &mut f.tfvars
+                } else {
+                    &mut f.named
+                };
+                files.push((base.to_string(), id));
             }
             FileKind::Plan => plans.extend(tf_file(parsed, None, id)),
-            _ => {}
+            FileKind::Yaml => {}
         }
     }
     let globals: Vec<(Option<&str>, TfFile<'_>)> = var_files
@@ -653,11 +657,7 @@ impl Judge<'_, '_> {
             }
             if !into.contains(&dir) {
                 let f = &self.folders[&dir];
-                added +=
-                    f.tf.iter()
-                        .chain(f.tfvars.iter().map(|(_, id)| id))
-                        .map(|&id| self.db.get(id).len())
-                        .sum::<usize>();
+                added += f.files().map(|id| self.db.get(id).len()).sum::<usize>();
                 into.insert(dir);
             }
         }
@@ -699,12 +699,7 @@ impl Judge<'_, '_> {
             // The chunk's `.tf` files, and the variable files of its folders.
             let ids: Vec<FileId> = dirs
                 .iter()
-                .flat_map(|d| {
-                    let f = &self.folders[d];
-                    f.tf.iter()
-                        .copied()
-                        .chain(f.tfvars.iter().map(|(_, id)| *id))
-                })
+                .flat_map(|d| self.folders[d].files())
                 .filter(|id| matches!(self.parsed[id.0 as usize].syntax, Syntax::Deferred(_)))
                 .collect();
             // The chunk is lowered on its own and then added, so the run's lists grow
@@ -749,6 +744,7 @@ impl Judge<'_, '_> {
             .iter()
             .filter_map(|(_, id)| tf_file(self.parsed, Some(trees), *id))
             .collect();
+        let before = vars.len();
         vars.extend(
             self.globals
                 .iter()
@@ -756,7 +752,19 @@ impl Judge<'_, '_> {
                 .map(|(_, f)| *f),
         );
         // A file that did not parse adds nothing; it is reported as `parse-error`.
-        let module = Module::new(&tree.folders[dir], &vars);
+        let mut module = Module::new(&tree.folders[dir], &vars);
+        // No `--var-file` for it: the files beside it that a user would name are choices.
+        if vars.len() == before {
+            let mut named: Vec<&(String, FileId)> = folder.named.iter().collect();
+            named.sort();
+            let named: Vec<(String, TfFile<'_>)> = named
+                .iter()
+                .filter_map(|(base, id)| {
+                    Some((base.clone(), tf_file(self.parsed, Some(trees), *id)?))
+                })
+                .collect();
+            module.alternatives = gpulint_terraform::alternatives(&named);
+        }
         // Each root has its own module budget: a monorepo of many roots is checked as
         // completely as each root alone.
         tree.budget.set(self.limits.count(Limit::ModuleInstances));

@@ -125,6 +125,46 @@ pub struct Module<'a> {
     /// "eu-west-1" }`, no `alias`), where written and known: prices follow it. A called
     /// module inherits its caller's ([`Module::inherit_regions`]).
     pub regions: Vec<(String, String)>,
+    /// For a root module: what the variable files beside it that Terraform applies only
+    /// when named (`gpu.tfvars`, `prod.tfvars`) would give its variables. Empty when a
+    /// `--var-file` applies to it, and for called modules.
+    pub alternatives: Vec<Alternative>,
+}
+
+/// A value a variable file that Terraform applies only when named gives a variable of the
+/// root module: what a user picks by naming that file.
+#[derive(Clone, Debug)]
+pub struct Alternative {
+    /// The variable file's name (`gpu.tfvars`).
+    pub file: String,
+    /// The variable's name.
+    pub name: String,
+    pub value: hcl::Value,
+    /// Where the file sets it.
+    pub span: Span,
+}
+
+/// The values each of `files` (named variable files, with their names) gives, in order.
+/// A value that does not evaluate is left out.
+pub fn alternatives(files: &[(String, TfFile<'_>)]) -> Vec<Alternative> {
+    let empty = Scope::new(HashSet::new());
+    files
+        .iter()
+        .flat_map(|(name, vars)| {
+            let empty = &empty;
+            vars.body.attributes().filter_map(move |attr| {
+                Some(Alternative {
+                    file: name.clone(),
+                    name: attr.key.as_str().to_string(),
+                    value: empty.eval(&attr.value)?,
+                    span: Span::new(
+                        vars.id,
+                        in_file(vars.remap, attr.span().unwrap_or_default()),
+                    ),
+                })
+            })
+        })
+        .collect()
 }
 
 /// What a caller gives a variable of a called module.
@@ -342,6 +382,7 @@ impl<'a> Module<'a> {
             calls,
             settled_sources,
             regions,
+            alternatives: Vec::new(),
         }
     }
 
