@@ -4,7 +4,7 @@
 //! on the branch with GPUs, with a caveat on every finding that says which condition.
 
 use gpulint_facts::instance_machine;
-use gpulint_model::{Capacity, Caveat, Value};
+use gpulint_model::{Capacity, Caveat, Span, Value};
 use gpulint_terraform::{Block, Module, eval};
 
 /// Switches `c` to the GPU machine `key`'s untaken branch names, when what it runs as
@@ -20,6 +20,14 @@ pub(crate) fn gpu_branch(c: &mut Capacity, b: &Block<'_>, key: &str) {
     if m.gpus.is_none() {
         return;
     }
+    let note = format!("when `{condition}` picks `{ty}`: as written, a machine with no GPU");
+    let label = format!("`{ty}` when `{condition}` is flipped");
+    switch_to(c, m, span, note, label);
+}
+
+/// Reads `c` as running `m`, written at `span`, with a caveat on its findings that says
+/// when (`note`), and `label` on the related location at `span`.
+fn switch_to(c: &mut Capacity, m: gpulint_model::Machine, span: Span, note: String, label: String) {
     c.machines = Value::Known(vec![m], span.clone());
     let mut files: Vec<_> = c.located_in().collect();
     files.sort_unstable();
@@ -29,9 +37,9 @@ pub(crate) fn gpu_branch(c: &mut Capacity, b: &Block<'_>, key: &str) {
         files,
         inside_calls: false,
         entry: None,
-        note: format!("when `{condition}` picks `{ty}`: as written, a machine with no GPU"),
+        note,
         span,
-        label: format!("`{ty}` when `{condition}` is flipped"),
+        label,
     });
 }
 
@@ -65,23 +73,13 @@ pub(crate) fn named_file_branch(c: &mut Capacity, module: &Module<'_>, written: 
     else {
         return false;
     };
-    c.machines = Value::Known(vec![m], alt.span.clone());
-    let mut files: Vec<_> = c.located_in().collect();
-    files.sort_unstable();
-    files.dedup();
-    eval::record_caveat(Caveat {
-        subject: c.subject.clone(),
-        files,
-        inside_calls: false,
-        entry: None,
-        note: format!(
-            "with `--var-file {}`, which sets `{name}` to `{ty}`: `var.{name}` has no value \
-             in the code",
-            alt.file
-        ),
-        span: alt.span.clone(),
-        label: format!("`{ty}` in `{}`", alt.file),
-    });
+    let note = format!(
+        "with `--var-file {}`, which sets `{name}` to `{ty}`: `var.{name}` has no value in \
+         the code",
+        alt.file
+    );
+    let label = format!("`{ty}` in `{}`", alt.file);
+    switch_to(c, m, alt.span.clone(), note, label);
     true
 }
 
