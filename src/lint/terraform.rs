@@ -663,9 +663,9 @@ pub(super) fn unapplied_tfvars(run: &Read, how: &Reading) -> Vec<String> {
             if has_module(&run.db, &dir) {
                 return Some(format!(
                     "`{folder}` has variable files Terraform applies only when named ({}): \
-                     checked without them (with no `--var-file` for it, a machine type only \
-                     they set is read from the first that sets a GPU type, and the finding \
-                     says so); lint each environment with \
+                     checked without them, except a machine type only they set, read from \
+                     the first that sets a GPU type when no `--var-file` applies (the finding \
+                     says which); lint each environment with \
                      `gpulint check --var-file {file} {folder}`",
                     files.join(", "),
                 ));

@@ -126,6 +126,8 @@ pub struct Autoprovisioners {
     /// A word one of the run's resources or module calls must be named with for a tag to
     /// count (`aws_iam_role.karpenter`): copied examples carry the tag without it.
     pub tag_needs_named: String,
+    /// Module inputs that install it when `true` (an add-ons module's `enable_karpenter`).
+    pub module_inputs: Vec<String>,
     pub source: String,
 }
 
@@ -173,12 +175,21 @@ impl GpuNodes {
     /// that is not a letter or digit and where case changes (`spotGPUWorker`), and
     /// compared without case.
     pub fn named<'a>(&'a self, name: &str) -> Option<&'a str> {
-        let words = split_words(name);
-        let has = |w: &&String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
-        if self.name_negations.iter().any(|w| has(&w)) {
+        if self.name_says_otherwise(name) {
             return None;
         }
+        let words = split_words(name);
+        let has = |w: &&String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
         self.name_words.iter().find(has).map(String::as_str)
+    }
+
+    /// Whether `name` holds one of [`GpuNodes::name_negations`] (`var.cpu_instance_type`):
+    /// it says the machine may have no GPU.
+    pub fn name_says_otherwise(&self, name: &str) -> bool {
+        let words = split_words(name);
+        self.name_negations
+            .iter()
+            .any(|w| words.iter().any(|x| x.eq_ignore_ascii_case(w)))
     }
 
     /// The first bootstrap command `script` runs that only a GPU node needs.
@@ -195,9 +206,10 @@ impl GpuNodes {
     }
 }
 
-/// The words of a name: runs of letters or digits, also split where a lower-case letter
-/// meets an upper-case one (`spotGpu`) and before the last capital of a capital run that
-/// a lower-case letter follows (`GPUWorker` → `GPU`, `Worker`).
+/// The words of a name: runs of letters or digits, also split between letters and digits
+/// (`gpu1`), where a lower-case letter meets an upper-case one (`spotGpu`) and before the
+/// last capital of a capital run that a lower-case word follows (`GPUWorker` → `GPU`,
+/// `Worker`; but `GPUs` is one word).
 pub fn split_words(name: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for run in name.split(|c: char| !c.is_ascii_alphanumeric()) {
@@ -205,10 +217,15 @@ pub fn split_words(name: &str) -> Vec<&str> {
         let mut start = 0;
         for i in 1..b.len() {
             let lower_to_upper = b[i - 1].is_ascii_lowercase() && b[i].is_ascii_uppercase();
+            // A plural `s` after capitals (`GPUs`) ends the word rather than starting one.
+            let plural =
+                b.get(i + 1) == Some(&b's') && !b.get(i + 2).is_some_and(u8::is_ascii_lowercase);
             let caps_to_word = b[i - 1].is_ascii_uppercase()
                 && b[i].is_ascii_uppercase()
-                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-            if lower_to_upper || caps_to_word {
+                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase)
+                && !plural;
+            let digits = b[i - 1].is_ascii_digit() != b[i].is_ascii_digit();
+            if lower_to_upper || caps_to_word || digits {
                 out.push(&run[start..i]);
                 start = i;
             }
@@ -553,7 +570,14 @@ mod tests {
         assert_eq!(signs.named("var.cpu_or_gpu_instance_type"), None);
         assert_eq!(signs.named("aws_instance.non_gpu"), None);
         assert_eq!(signs.named("var.instance_type"), None);
-        assert_eq!(split_words("spotGPUWorker2x"), ["spot", "GPU", "Worker2x"]);
+        assert_eq!(
+            split_words("spotGPUWorker2x"),
+            ["spot", "GPU", "Worker", "2", "x"]
+        );
+        assert_eq!(split_words("numGPUs"), ["num", "GPUs"]);
+        assert_eq!(signs.named("var.numGPUs"), Some("gpus"));
+        assert_eq!(signs.named("aws_instance.gpu1"), Some("gpu"));
+        assert!(signs.name_says_otherwise("var.cpu_instance_type"));
     }
 
     #[test]

@@ -552,7 +552,9 @@ mod tests {
         assert_eq!(c.gpu_family(Provider::Aws, "p6-b200.48xlarge"), Some("p"));
         assert_eq!(c.gpu_family(Provider::Aws, "m5.large"), None);
         assert_eq!(c.gpu_family(Provider::Aws, "inf2.xlarge"), None);
-        assert_eq!(c.gpu_family(Provider::Azure, "Standard_NV12"), Some("NV"));
+        assert_eq!(c.gpu_family(Provider::Azure, "Standard_ND6s"), Some("ND"));
+        // Sizes of these series may hold part of a GPU: no bound from the family.
+        assert_eq!(c.gpu_family(Provider::Azure, "Standard_NV12"), None);
         assert_eq!(c.gpu_family(Provider::Azure, "Standard_D4s_v5"), None);
         assert_eq!(c.gpu_family(Provider::Gcp, "a3-edgegpu-8g"), Some("a3"));
         assert_eq!(c.gpu_family(Provider::Gcp, "n1-standard-8"), None);

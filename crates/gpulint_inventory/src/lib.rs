@@ -151,7 +151,8 @@ pub struct Capacity<'a> {
     #[serde(flatten)]
     pub at: At<'a>,
     pub machines: Option<Field<'a, Vec<Machine<'a>>>>,
-    /// GPUs each machine surely holds when its type is not known; left out otherwise.
+    /// GPUs each machine surely holds when its type is not known, or not in the catalog;
+    /// left out otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpus_at_least: Option<GpuFloor<'a>>,
     pub market: Option<Field<'a, &'static str>>,

@@ -49,7 +49,8 @@ fn switch_to(c: &mut Capacity, m: gpulint_model::Machine, span: Span, note: Stri
 /// that file gets, with a caveat on every finding that says which file. `written` is the
 /// machine type as written. Whether it switched `c`.
 pub(crate) fn named_file_branch(c: &mut Capacity, module: &Module<'_>, written: &str) -> bool {
-    let Some(name) = written.trim().strip_prefix("var.") else {
+    let Some(name) = gpulint_model::written_reference(written).and_then(|r| r.strip_prefix("var."))
+    else {
         return false;
     };
     let gpu = |v: &hcl::Value| match v {
@@ -58,10 +59,9 @@ pub(crate) fn named_file_branch(c: &mut Capacity, module: &Module<'_>, written: 
             m.gpus.is_some().then(|| (ty.clone(), m))
         }
         hcl::Value::Array(types) => types.iter().find_map(|t| {
-            let m = instance_machine(c.provider, t.as_str()?);
-            m.gpus
-                .is_some()
-                .then(|| (t.as_str().unwrap_or_default().to_string(), m))
+            let ty = t.as_str()?;
+            let m = instance_machine(c.provider, ty);
+            m.gpus.is_some().then(|| (ty.to_string(), m))
         }),
         _ => None,
     };

@@ -759,8 +759,9 @@ impl Judge<'_, '_> {
             named.sort();
             let named: Vec<(String, TfFile<'_>)> = named
                 .iter()
-                .filter_map(|(base, id)| {
-                    Some((base.clone(), tf_file(self.parsed, Some(trees), *id)?))
+                .filter_map(|(_, id)| {
+                    let shown = self.db.get(*id).name.clone();
+                    Some((shown, tf_file(self.parsed, Some(trees), *id)?))
                 })
                 .collect();
             module.alternatives = gpulint_terraform::alternatives(&named);

@@ -66,6 +66,11 @@ pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
                 scaled(span);
             }
         }
+        for input in &table.module_inputs {
+            if let Value::Known(true, span) = call.block.bool(input) {
+                found(Provider::Aws, KARPENTER, span);
+            }
+        }
         let source = call.source.as_deref().unwrap_or_default();
         let path = source
             .split('?')
@@ -84,11 +89,13 @@ pub(crate) fn lower(module: &Module<'_>, inv: &mut Inventory) {
             found(Provider::Aws, KARPENTER, span);
         }
     }
-    for r in module.resources().filter(|_| named_here) {
-        if let Some(span) = tagged(&r.block, &table.tag_inputs[..1], &table.tag_keys) {
-            found(Provider::Aws, KARPENTER, span);
-            // One place is enough to say it is there.
-            break;
+    if named_here {
+        for r in module.resources() {
+            if let Some(span) = tagged(&r.block, &table.tag_inputs[..1], &table.tag_keys) {
+                found(Provider::Aws, KARPENTER, span);
+                // One place is enough to say it is there.
+                break;
+            }
         }
     }
 }

@@ -100,39 +100,61 @@ pub fn block_role(b: &gpulint_terraform::Block<'_>, span: &gpulint_model::Span) 
 /// Serving, when a start-up script runs a serving engine (`docker run … vllm/vllm-openai`,
 /// `vllm serve`, `text-generation-launcher`, from the engines of the workload table),
 /// pointing at the script; training, when it runs a training framework or launcher
-/// (`torchrun`, `accelerate launch`). Nothing when it runs both, or neither.
+/// (`torchrun`, `accelerate launch`). Nothing when it runs both, or neither. Each line is
+/// read as one command: an image counts only on a line that runs a container, and a line
+/// that installs packages (`pip install vllm`) runs nothing.
 fn script_role(b: &gpulint_terraform::Block<'_>) -> Option<Inferred<Role>> {
     use gpulint_facts::workloads::{Program, repository, workloads};
     use gpulint_model::{Evidence, Signal, Value};
+    const RUNTIMES: [&str; 4] = ["docker", "podman", "nerdctl", "ctr"];
     let table = workloads();
-    let runs = |programs: &'static [Program], words: &[&str]| {
+    let runs = |programs: &'static [Program], argv: &[&str]| {
+        // `docker`, `/usr/bin/docker`, systemd's `ExecStart=/usr/bin/docker`.
+        let container = argv.iter().any(|w| {
+            w.rsplit(['/', '='])
+                .next()
+                .is_some_and(|b| RUNTIMES.contains(&b))
+        });
         programs.iter().find_map(|p| {
-            // An image is named with a registry or owner (`vllm/vllm-openai:latest`); a
-            // path (`/etc/systemd/system/vllm.service`) or a URL is not one.
-            let image = words.iter().find(|w| {
+            // An image is named with an owner or registry (`vllm/vllm-openai:latest`); a
+            // path or a URL is not one.
+            let image = argv.iter().filter(|_| container).find(|w| {
                 w.contains('/')
-                    && !w.starts_with(['/', '.', '$'])
+                    && !w.starts_with(['/', '.', '~', '$'])
                     && !w.contains("://")
+                    && !w.contains('@')
                     && p.image(&repository(w))
             });
             image
                 .map(|w| format!("{} (`{w}`)", p.name))
-                .or_else(|| p.command(words).map(|c| format!("{} (`{c}`)", p.name)))
+                .or_else(|| p.command(argv).map(|c| format!("{} (`{c}`)", p.name)))
         })
     };
     for script in startup_scripts(b) {
         let Value::Known(text, span) = script else {
             continue;
         };
-        let words: Vec<&str> = text
-            .lines()
-            .filter(|l| !l.trim_start().starts_with('#'))
-            .flat_map(str::split_whitespace)
-            .map(|w| w.trim_matches(|c| matches!(c, '"' | '\'' | '\\' | ';')))
-            .filter(|w| !w.is_empty())
-            .collect();
-        let serves = runs(&table.engines, &words);
-        let trains = runs(&table.frameworks, &words).or_else(|| runs(&table.launchers, &words));
+        let (mut serves, mut trains) = (None, None);
+        // A command continued with a trailing `\` is one line.
+        let joined = text.replace("\\\n", " ");
+        for line in joined.lines() {
+            let line = line.split(" #").next().unwrap_or(line).trim();
+            if line.starts_with('#') {
+                continue;
+            }
+            let argv: Vec<&str> = line
+                .split_whitespace()
+                .map(|w| w.trim_matches(|c| matches!(c, '"' | '\'' | '\\' | ';')))
+                .filter(|w| !w.is_empty())
+                .collect();
+            if argv.contains(&"install") {
+                continue;
+            }
+            serves = serves.or_else(|| runs(&table.engines, &argv));
+            trains = trains.or_else(|| {
+                runs(&table.frameworks, &argv).or_else(|| runs(&table.launchers, &argv))
+            });
+        }
         let (role, signal, what) = match (serves, trains) {
             (Some(s), None) => (Role::Inference, Signal::Engine, s),
             (None, Some(t)) => (Role::Training, Signal::Command, t),

@@ -58,10 +58,13 @@ impl Capacity {
     }
 
     /// At least 1 GPU per machine when its machine type is written as one reference whose
-    /// name says GPU (`var.GPU_INSTANCE_TYPE`), else when the resource itself is named so
-    /// (`aws_instance.gpu_worker`, a pool keyed `gpu`). `written` is the text the machine
-    /// type is written with.
+    /// name says GPU (`var.GPU_INSTANCE_TYPE`), else, when that name says nothing either
+    /// way, when the resource itself is named so (`aws_instance.gpu_worker`, a pool keyed
+    /// `gpu`; its own label and key, not the module calls it is in). `written` is the
+    /// text the machine type is written with. Stronger signs (a GPU taint or label) go
+    /// first.
     pub fn gpus_from_names(&mut self, written: Option<&str>) {
+        self.gpus_from_nodes();
         let Value::Unknown(at) = &self.machines else {
             return;
         };
@@ -69,14 +72,20 @@ impl Capacity {
             return;
         }
         let signs = &catalog().kubernetes.gpu_nodes;
-        let reference = written.map(bare_reference).filter(|r| is_reference(r));
-        if let Some(r) = reference
-            && let Some(word) = signs.named(r)
-        {
-            let evidence = format!("its machine type is `{r}`, whose name says `{word}`");
-            self.at_least_gpus(1, evidence, at.clone());
-        } else if let Some(word) = signs.named(&self.subject) {
-            let evidence = format!("its name says `{word}`");
+        let reference = written.and_then(written_reference);
+        if let Some(r) = reference {
+            if let Some(word) = signs.named(r) {
+                let evidence = format!("its machine type is `{r}`, whose name says `{word}`");
+                self.at_least_gpus(1, evidence, at.clone());
+                return;
+            }
+            if signs.name_says_otherwise(r) {
+                return;
+            }
+        }
+        let own = own_name(&self.subject);
+        if let Some(word) = signs.named(own) {
+            let evidence = format!("its name `{own}` says `{word}`");
             self.at_least_gpus(1, evidence, self.header.clone());
         }
     }
@@ -132,13 +141,28 @@ impl Capacity {
     }
 }
 
-/// `var.x` out of `"${var.x}"`: a reference written alone in a template.
-fn bare_reference(written: &str) -> &str {
-    let w = written.trim();
-    w.strip_prefix("\"${")
-        .and_then(|w| w.strip_suffix("}\""))
-        .unwrap_or(w)
-        .trim()
+/// The one reference a value is written as: `var.x` out of `var.x`, `"${var.x}"` (a
+/// reference alone in a template) or `[var.x]` (a list of one). `None` for anything else
+/// (a call, an operator, a literal, a list of several).
+pub fn written_reference(written: &str) -> Option<&str> {
+    let mut w = written.trim();
+    if let Some(inner) = w.strip_prefix('[').and_then(|w| w.strip_suffix(']')) {
+        w = inner.trim().trim_end_matches(',').trim();
+    }
+    if let Some(inner) = w.strip_prefix("\"${").and_then(|w| w.strip_suffix("}\"")) {
+        w = inner.trim();
+    }
+    is_reference(w).then_some(w)
+}
+
+/// A resource's own name in its address, with its instance key: `spot_gpu_worker[0]` of
+/// `module.gpu_stack.aws_instance.spot_gpu_worker[0]`, `eks_managed_node_groups["gpu"]` of
+/// `module.eks.eks_managed_node_groups["gpu"]`. The module calls it is in are not its name.
+fn own_name(subject: &str) -> &str {
+    let plain = subject.find('[').unwrap_or(subject.len());
+    subject[..plain]
+        .rfind('.')
+        .map_or(subject, |dot| &subject[dot + 1..])
 }
 
 /// Whether `text` is one reference (`var.gpu_type`, `local.pools["gpu"].type`): no call,

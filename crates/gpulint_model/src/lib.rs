@@ -17,7 +17,7 @@ use gpulint_source::FileId;
 pub use gpulint_facts::vocab::Str;
 
 mod floor;
-pub use floor::gpus;
+pub use floor::{gpus, written_reference};
 mod workload;
 pub use workload::{
     Autoscale, Batching, Benchmark, ClaimRef, Container, Engine, FabricSignal, GpuClaim,
@@ -326,8 +326,9 @@ pub struct Capacity {
     /// The machine types it may run: one for a VM, several for an EKS node group or a
     /// mixed-instances ASG. Known lists are never empty.
     pub machines: Value<Vec<Machine>>,
-    /// GPUs each machine surely holds when `machines` is not known: what the way it is set
-    /// up says (a GPU image, an accelerator count, a GPU taint).
+    /// GPUs each machine surely holds when `machines` is not known, or names types the
+    /// catalog does not hold: what the way it is set up says (a GPU image, an accelerator
+    /// count, a GPU taint, a name, the type's family).
     pub gpus_at_least: Option<GpuFloor>,
     pub market: Value<Market>,
     pub scale: Scale,

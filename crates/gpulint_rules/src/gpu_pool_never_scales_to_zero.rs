@@ -152,7 +152,7 @@ fn machines(
             ((*span).clone(), gpu_label(machines[0])),
             floor_cost(c, machines, min, bounded, zones),
         ),
-        // A type gpulint cannot name has no price: the cost stays unknown.
+        // A type gpulint does not know has no price: the cost stays unknown.
         HeldGpus::AtLeast(floor) => (
             format!(
                 "a type gpulint does not know, with at least {} each ({})",

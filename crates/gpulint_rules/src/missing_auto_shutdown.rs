@@ -48,7 +48,7 @@ impl Rule for MissingAutoShutdown {
                         cost,
                     )
                 }
-                // A type gpulint cannot read has no price: the cost stays unknown.
+                // A type gpulint does not know has no price: the cost stays unknown.
                 Some(HeldGpus::AtLeast(floor)) => (
                     format!(
                         "at least {} of a type gpulint does not know ({})",

@@ -135,7 +135,7 @@ pub struct Module<'a> {
 /// root module: what a user picks by naming that file.
 #[derive(Clone, Debug)]
 pub struct Alternative {
-    /// The variable file's name (`gpu.tfvars`).
+    /// The variable file's name as shown (`envs/gpu.tfvars`).
     pub file: String,
     /// The variable's name.
     pub name: String,
@@ -462,6 +462,11 @@ impl<'a> Module<'a> {
         }
         self.resources.iter().chain(&self.calls).find_map(|i| {
             if i.file.id != span.file || i.file.remap.is_some() {
+                return None;
+            }
+            let holds = hcl_edit::Span::span(i.block)
+                .is_some_and(|b| b.start <= span.range().start && span.range().end <= b.end);
+            if !holds {
                 return None;
             }
             let mut f = Find(span.range(), None);
