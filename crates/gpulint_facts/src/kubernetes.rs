@@ -175,21 +175,17 @@ impl GpuNodes {
     /// that is not a letter or digit and where case changes (`spotGPUWorker`), and
     /// compared without case.
     pub fn named<'a>(&'a self, name: &str) -> Option<&'a str> {
-        if self.name_says_otherwise(name) {
+        let words = split_words(name);
+        if holds_word(&words, &self.name_negations).is_some() {
             return None;
         }
-        let words = split_words(name);
-        let has = |w: &&String| words.iter().any(|x| x.eq_ignore_ascii_case(w));
-        self.name_words.iter().find(has).map(String::as_str)
+        holds_word(&words, &self.name_words)
     }
 
     /// Whether `name` holds one of [`GpuNodes::name_negations`] (`var.cpu_instance_type`):
     /// it says the machine may have no GPU.
     pub fn name_says_otherwise(&self, name: &str) -> bool {
-        let words = split_words(name);
-        self.name_negations
-            .iter()
-            .any(|w| words.iter().any(|x| x.eq_ignore_ascii_case(w)))
+        holds_word(&split_words(name), &self.name_negations).is_some()
     }
 
     /// The first bootstrap command `script` runs that only a GPU node needs.
@@ -204,6 +200,15 @@ impl GpuNodes {
             })
             .map(String::as_str)
     }
+}
+
+/// The first of `wanted` that is one of `words` (from [`split_words`]), compared without
+/// case.
+fn holds_word<'a>(words: &[&str], wanted: &'a [String]) -> Option<&'a str> {
+    wanted
+        .iter()
+        .find(|w| words.iter().any(|x| x.eq_ignore_ascii_case(w)))
+        .map(String::as_str)
 }
 
 /// The words of a name: runs of letters or digits, also split between letters and digits
