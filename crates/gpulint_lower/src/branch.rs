@@ -53,17 +53,16 @@ pub(crate) fn named_file_branch(c: &mut Capacity, module: &Module<'_>, written: 
     else {
         return false;
     };
-    let gpu = |v: &hcl::Value| match v {
-        hcl::Value::String(ty) => {
-            let m = instance_machine(c.provider, ty);
-            m.gpus.is_some().then(|| (ty.clone(), m))
-        }
-        hcl::Value::Array(types) => types.iter().find_map(|t| {
-            let ty = t.as_str()?;
+    // The first GPU type the file gives: a type, or a list of types.
+    let gpu = |v: &hcl::Value| {
+        let types = match v {
+            hcl::Value::Array(types) => types.iter().filter_map(hcl::Value::as_str).collect(),
+            v => v.as_str().into_iter().collect::<Vec<_>>(),
+        };
+        types.into_iter().find_map(|ty| {
             let m = instance_machine(c.provider, ty);
             m.gpus.is_some().then(|| (ty.to_string(), m))
-        }),
-        _ => None,
+        })
     };
     let Some((alt, (ty, m))) = module
         .alternatives
