@@ -505,11 +505,10 @@ impl Catalog {
 
 /// The family part of a machine type's name (see [`GpuFamilies::names`]).
 fn family_of(provider: Provider, name: &str) -> Option<&str> {
+    // The letters before the generation's digit (`g` of `g4dn`, `NC` of `NC6s_v3`).
     fn leading_letters(s: &str) -> Option<&str> {
-        let end = s
-            .find(|c: char| !c.is_ascii_alphabetic())
-            .unwrap_or(s.len());
-        (end > 0 && end < s.len()).then(|| &s[..end])
+        let end = s.find(|c: char| !c.is_ascii_alphabetic())?;
+        (end > 0 && s.as_bytes()[end].is_ascii_digit()).then(|| &s[..end])
     }
     match provider {
         Provider::Aws => leading_letters(name.split('.').next()?),
@@ -558,8 +557,11 @@ mod tests {
         assert_eq!(c.gpu_family(Provider::Azure, "Standard_D4s_v5"), None);
         assert_eq!(c.gpu_family(Provider::Gcp, "a3-edgegpu-8g"), Some("a3"));
         assert_eq!(c.gpu_family(Provider::Gcp, "n1-standard-8"), None);
-        // A name with no family part is none.
+        // A name with no family part is none, and so is one whose letters no generation
+        // digit follows.
         assert_eq!(c.gpu_family(Provider::Aws, "g"), None);
+        assert_eq!(c.gpu_family(Provider::Aws, "gé.x"), None);
+        assert_eq!(c.gpu_family(Provider::Azure, "Standard_N"), None);
     }
 
     #[test]
