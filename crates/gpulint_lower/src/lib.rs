@@ -208,6 +208,7 @@ fn lower_resources(module: &Module<'_>, inv: &mut Inventory) {
     azure::lower(module, inv);
     provisioners::lower(module, inv);
     branch::name_bounds(module, &mut inv.capacity[first..]);
+    peers::count_at(module, &mut inv.capacity[first..]);
     // The region the provider block names, for what does not write its own.
     for c in &mut inv.capacity[first..] {
         let provider = match c.provider {

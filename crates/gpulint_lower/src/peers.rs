@@ -4,7 +4,32 @@
 //! findings as a VM. A `for_each` over names (one VM per person) is not grouped.
 
 use gpulint_model::{Capacity, CapacityKind, Value, Zones};
+use gpulint_terraform::{Key, Module};
 use std::collections::HashMap;
+
+/// Records, on each VM instance of `module` that a `count` makes, where that `count` is
+/// written.
+pub(crate) fn count_at(module: &Module<'_>, capacity: &mut [Capacity]) {
+    let mut counted: HashMap<(gpulint_source::FileId, usize), Option<gpulint_model::Span>> =
+        HashMap::new();
+    for r in module.resources() {
+        if matches!(r.key, Some(Key::Index(_))) {
+            let h = r.header();
+            counted
+                .entry((h.file, h.range().start))
+                .or_insert_with(|| r.block.span_of("count"));
+        }
+    }
+    for c in capacity
+        .iter_mut()
+        .filter(|c| c.kind == CapacityKind::Instance)
+    {
+        c.count_at = counted
+            .get(&(c.header.file, c.header.range().start))
+            .cloned()
+            .flatten();
+    }
+}
 
 /// Marks the first instance of each `count`-expanded VM block with the number of its instances,
 /// and gives it the zones of all of them.

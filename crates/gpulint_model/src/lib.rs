@@ -351,6 +351,9 @@ pub struct Capacity {
     /// instances the block makes (they are one multi-node group, judged on this one). 0 for
     /// anything else.
     pub peers: u64,
+    /// For an instance of a VM block written with `count`: where the `count` is written,
+    /// the line that says how many of it there are.
+    pub count_at: Option<Span>,
     /// A reservation that machines of its type use without naming it (GCP's default, an
     /// AWS `open` capacity reservation): a pool of that type in its region runs on it.
     pub open_to_matching: bool,
@@ -576,6 +579,7 @@ impl Capacity {
             efa_cards: None,
             reserved: None,
             peers: 0,
+            count_at: None,
             open_to_matching: false,
             role: Inferred::default(),
             labels: Vec::new(),

@@ -545,9 +545,14 @@ fn outermost_call<'a>(
 }
 
 /// The variable an expression's text reads, when it is a reference to one and nothing
-/// else (`var.gpu_min`, `var.groups["gpu"].min_size`), or the flag a conditional picks its
-/// value by (`var.use_spot ? "spot" : null`).
+/// else (`var.gpu_min`, `"${var.gpu_min}"`, `var.groups["gpu"].min_size`), or the flag a
+/// conditional picks its value by (`var.use_spot ? "spot" : null`).
 fn variable_read(text: &str) -> Option<&str> {
+    // A legacy interpolation-only string reads its variable too: `"${var.count}"`.
+    let text = text
+        .strip_prefix("\"${")
+        .and_then(|t| t.strip_suffix("}\""))
+        .map_or(text, str::trim);
     let rest = text.strip_prefix("var.")?;
     let end = rest
         .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))

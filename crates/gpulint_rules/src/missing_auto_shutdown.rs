@@ -14,8 +14,17 @@ pub const META: RuleMeta = RuleMeta {
 
 pub struct MissingAutoShutdown;
 
+/// What one VM that would be reported runs: the words, the labelled span and its cost.
+struct Runs {
+    text: String,
+    secondary: (gpulint_model::Span, String),
+    quote: Option<(gpulint_facts::prices::Quote, Option<String>)>,
+}
+
 impl Rule for MissingAutoShutdown {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
+        // The instances of one `count` block that run the same thing are one finding.
+        let mut groups: Vec<(Vec<&Capacity>, Runs)> = Vec::new();
         for c in &model.capacity {
             let applies = matches!(
                 c.kind,
@@ -26,54 +35,104 @@ impl Rule for MissingAutoShutdown {
             if !applies || !c.stop.is_empty() || c.reserved.is_some() {
                 continue;
             }
-            let (runs, secondary, cost) = match c.held_gpus() {
-                None => continue,
-                Some(HeldGpus::Machines(machines, span)) => {
-                    let machine = machines[0];
-                    let gpus = machine.gpus.as_ref().expect("GPU machines have GPUs");
-                    // What it costs while it stays up: one VM (a template's every VM, each).
-                    let what = match c.kind {
-                        CapacityKind::Template => "each VM",
-                        _ => "1 instance",
-                    };
-                    // The snapshot holds on-demand list prices: spot capacity is not priced.
-                    let cost = gpulint_facts::catalog()
-                        .prices
-                        .quote(c.provider, machine)
-                        .filter(|_| !c.is_spot())
-                        .map(|p| Cost::of(&p, c.region(), 1.0, what));
-                    (
-                        format!("{} ({})", gpu_label(gpus), machine.name),
-                        (span.clone(), gpu_label(gpus)),
-                        cost,
-                    )
-                }
-                // A type gpulint does not know has no price: the cost stays unknown.
-                Some(HeldGpus::AtLeast(floor)) => (
-                    format!(
-                        "at least {} of a type gpulint does not know ({})",
-                        gpus(floor.count),
-                        floor.evidence
-                    ),
-                    (
-                        floor.span.clone(),
-                        format!("at least {}", gpus(floor.count)),
-                    ),
-                    None,
-                ),
+            let Some(runs) = runs(c) else {
+                continue;
             };
-            cx.report_costed(
-                Report {
-                    message: message(c, &runs),
-                    help: help(c).into(),
-                    subject: c.subject.clone(),
-                    primary: (c.header.clone(), "GPU VM with no auto-shutdown".into()),
-                    secondary: vec![secondary],
-                },
-                cost,
-            );
+            let same = groups.iter_mut().find(|(members, r)| {
+                c.count_at.is_some() && members[0].header == c.header && r.text == runs.text
+            });
+            match same {
+                Some((members, _)) => members.push(c),
+                None => groups.push((vec![c], runs)),
+            }
+        }
+        for (members, runs) in groups {
+            report(&members, runs, cx);
         }
     }
+}
+
+/// What `c` runs, when it holds GPUs.
+fn runs(c: &Capacity) -> Option<Runs> {
+    Some(match c.held_gpus()? {
+        HeldGpus::Machines(machines, span) => {
+            let machine = machines[0];
+            let gpus = machine.gpus.as_ref().expect("GPU machines have GPUs");
+            // The snapshot holds on-demand list prices: spot capacity is not priced.
+            let quote = gpulint_facts::catalog()
+                .prices
+                .quote(c.provider, machine)
+                .filter(|_| !c.is_spot())
+                .map(|p| (p, c.region().map(str::to_string)));
+            Runs {
+                text: format!("{} ({})", gpu_label(gpus), machine.name),
+                secondary: (span.clone(), gpu_label(gpus)),
+                quote,
+            }
+        }
+        // A type gpulint does not know has no price: the cost stays unknown.
+        HeldGpus::AtLeast(floor) => Runs {
+            text: format!(
+                "at least {} of a type gpulint does not know ({})",
+                gpus(floor.count),
+                floor.evidence
+            ),
+            secondary: (
+                floor.span.clone(),
+                format!("at least {}", gpus(floor.count)),
+            ),
+            quote: None,
+        },
+    })
+}
+
+/// One finding for `members`: a VM, or the instances of one `count` block.
+fn report(members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
+    let c = members[0];
+    let n = members.len();
+    // What it costs while it stays up: one VM (a template's every VM, each), or all of
+    // the block's instances.
+    let what = match (c.kind, n) {
+        (CapacityKind::Template, _) => "each VM".to_string(),
+        (_, 1) => "1 instance".to_string(),
+        _ => format!("{n} instances"),
+    };
+    // Instances are bounded by the instance limit: a u32 holds them.
+    let units = f64::from(u32::try_from(n).unwrap_or(u32::MAX));
+    let cost = runs
+        .quote
+        .as_ref()
+        .map(|(p, region)| Cost::of(p, region.as_deref(), units, &what));
+    let mut secondary = vec![runs.secondary];
+    let (subject, message) = match (n, &c.count_at) {
+        (1, _) | (_, None) => (c.subject.clone(), message(c, &runs.text)),
+        (_, Some(count)) => {
+            secondary.push((count.clone(), format!("{n} instances")));
+            let block = c
+                .subject
+                .strip_suffix(']')
+                .and_then(|s| s.rsplit_once('['))
+                .map_or(c.subject.as_str(), |(b, _)| b);
+            (
+                block.to_string(),
+                format!(
+                    "the {n} instances of `{block}` each run {} with no idle or scheduled \
+                     stop: they bill by the hour whether they compute or not",
+                    runs.text
+                ),
+            )
+        }
+    };
+    cx.report_costed(
+        Report {
+            message,
+            help: help(c).into(),
+            subject,
+            primary: (c.header.clone(), "GPU VM with no auto-shutdown".into()),
+            secondary,
+        },
+        cost,
+    );
 }
 
 fn gpu_label(gpus: &GpuSet) -> String {
