@@ -54,7 +54,7 @@ impl Rule for GpuPoolNeverScalesToZero {
                     && *desired > 0
                     && unscaled(model, c, &scaled_anyway)
                 {
-                    report_unscaled(c, &held, *desired, at, min_span, cx);
+                    report_unscaled(model, c, &held, *desired, at, min_span, cx);
                 }
                 continue;
             }
@@ -169,40 +169,46 @@ fn machines(
 }
 
 /// Whether `c` is an EKS node group written in Terraform that nothing in the run scales:
-/// EKS keeps a managed group at its desired size, and only the Cluster Autoscaler or
-/// Karpenter moves it. An eksctl file describes node groups only (add-ons are installed
-/// apart), so it is not judged so.
+/// EKS keeps a managed group at its desired size, and only the Cluster Autoscaler moves it.
+/// Karpenter does not: it launches nodes of its own and never resizes a managed group. An
+/// eksctl file describes node groups only (add-ons are installed apart), so it is not
+/// judged so.
 fn unscaled(model: &Inventory, c: &Capacity, scaled_anyway: &std::cell::OnceCell<bool>) -> bool {
     c.provider == Provider::Aws
         && c.kind == CapacityKind::NodePool
         && c.written_in == Dialect::Terraform
-        && !model
-            .autoprovisioners
-            .iter()
-            .any(|p| p.provider == c.provider)
         && !model
             .group_autoscalers
             .iter()
             .any(|p| p.provider == c.provider)
         && !*scaled_anyway.get_or_init(|| {
             let words = &gpulint_facts::catalog().kubernetes.group_autoscalers.images;
-            model
-                .capacity
-                .iter()
-                .any(|o| o.written_in == Dialect::Karpenter)
-                || model.workloads.iter().any(|w| {
-                    w.pods.iter().flat_map(|p| &p.containers).any(|k| {
-                        k.image
-                            .as_deref()
-                            .is_some_and(|i| words.iter().any(|x| i.contains(x.as_str())))
-                    })
+            model.workloads.iter().any(|w| {
+                w.pods.iter().flat_map(|p| &p.containers).any(|k| {
+                    k.image
+                        .as_deref()
+                        .is_some_and(|i| words.iter().any(|x| i.contains(x.as_str())))
                 })
+            })
         })
+}
+
+/// Whether the run sets up Karpenter for `c`'s cloud: its chart or module, or a NodePool.
+fn karpenter_here(model: &Inventory, c: &Capacity) -> bool {
+    model
+        .autoprovisioners
+        .iter()
+        .any(|p| p.provider == c.provider)
+        || model
+            .capacity
+            .iter()
+            .any(|o| o.written_in == Dialect::Karpenter)
 }
 
 /// A node group whose minimum is 0, which nothing scales down to it: a remark at its
 /// desired size, which it keeps.
 fn report_unscaled(
+    model: &Inventory,
     c: &Capacity,
     held: &HeldGpus<'_>,
     desired: u64,
@@ -214,10 +220,15 @@ fn report_unscaled(
     cx.report_costed(
         Report {
             message: format!(
-                "`{}` has a minimum of 0, but nothing in the run scales it (no Cluster \
-                 Autoscaler or Karpenter is installed here), so it stays at its desired {} of \
-                 {machine}: {} when no {}{}",
+                "`{}` has a minimum of 0, but nothing in the run scales it ({}), so it stays \
+                 at its desired {} of {machine}: {} when no {}{}",
                 c.subject,
+                if karpenter_here(model, c) {
+                    "no Cluster Autoscaler is installed here, and Karpenter launches nodes of \
+                     its own: it never resizes a managed group"
+                } else {
+                    "no Cluster Autoscaler is installed here"
+                },
                 nodes(desired),
                 if desired == 1 {
                     "it bills"
@@ -231,10 +242,10 @@ fn report_unscaled(
                 },
                 because(&c.role),
             ),
-            help: "install the Cluster Autoscaler (or Karpenter) so the group follows its \
-                   pods down to 0, or set its desired size to 0 and raise it when work comes; \
-                   if an autoscaler is installed outside this repository, say so in a \
-                   suppression"
+            help: "install the Cluster Autoscaler so the group follows its pods down to 0, \
+                   let Karpenter provision these GPU nodes instead of a managed group, or set \
+                   its desired size to 0 and raise it when work comes; if an autoscaler is \
+                   installed outside this repository, say so in a suppression"
                 .into(),
             subject: c.subject.clone(),
             primary: (at.clone(), format!("stays at {}", nodes(desired))),
