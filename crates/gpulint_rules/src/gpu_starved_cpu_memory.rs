@@ -122,9 +122,12 @@ impl Rule for GpuStarvedCpuMemory {
                     // no CPU or memory at all, and packs it beside anything.
                     // A request that is not written is missing; one that is written
                     // elsewhere (a runtime not in the run, a template) is unknown.
+                    // Unless the pod takes every GPU of any node it can land on: no other
+                    // GPU pod shares the node, and the host's CPUs and memory are its own.
                     (None, None)
                         if g.count >= 2
                             && (cpus.is_none() || mem.is_none())
+                            && !whole_node(model, pod, g.count)
                             && !pod.containers.iter().any(|c| {
                                 matches!(c.cpu_request, Value::Unknown(_))
                                     || matches!(c.memory_request, Value::Unknown(_))
@@ -220,6 +223,27 @@ fn report_none(
         primary: (at, what.to_string()),
         secondary: vec![(gpus_span.clone(), format!("{} GPUs", g.count))],
     });
+}
+
+/// Whether every machine `pod` can land on holds exactly `count` GPUs: by the instance
+/// types it selects, else by the capacity it is linked to. Unknown machines say no.
+fn whole_node(model: &Inventory, pod: &gpulint_model::PodShape, count: u32) -> bool {
+    if let Some((types, _)) = &pod.selection.instance_types {
+        let cat = gpulint_facts::catalog();
+        return !types.is_empty()
+            && types
+                .iter()
+                .all(|t| cat.instance_any(t).is_some_and(|i| i.row.count == count));
+    }
+    let mut landing = model.landing(pod).peekable();
+    landing.peek().is_some()
+        && landing.all(|c| {
+            c.gpu_machines().is_some_and(|(machines, _)| {
+                machines
+                    .iter()
+                    .all(|m| m.gpus.as_ref().is_some_and(|g| g.count == count))
+            })
+        })
 }
 
 #[cfg(test)]
