@@ -27,6 +27,10 @@ pub struct Program {
     /// Words any argument holds (a `python -c` one-liner's `torch.cuda.is_available`).
     #[serde(default)]
     snippets: Vec<String>,
+    /// Words, or runs of words, in the name of a script it runs (`nccl` of
+    /// `efa_nccl_preflight.py`, `all reduce` of `test_all_reduce.sh`).
+    #[serde(default)]
+    script_words: Vec<String>,
     /// A benchmark whose ranks talk to each other (nccl-tests, OSU, Horovod's synthetic
     /// runs): how the pod feeds and wires its GPUs still matters. Benchmarks only.
     #[serde(default)]
@@ -391,6 +395,23 @@ impl Program {
             })
     }
 
+    /// Whether `word` is a `.py` or `.sh` script whose name holds one of
+    /// [`Program::script_words`].
+    fn script(&self, word: &str) -> bool {
+        let name = base(word).to_ascii_lowercase();
+        let Some(stem) = name
+            .strip_suffix(".py")
+            .or_else(|| name.strip_suffix(".sh"))
+        else {
+            return false;
+        };
+        let have: Vec<&str> = words(stem).collect();
+        self.script_words.iter().any(|entry| {
+            let want: Vec<&str> = entry.split_whitespace().collect();
+            have.windows(want.len()).any(|w| w == want.as_slice())
+        })
+    }
+
     /// The words of `argv` that show this program (`vllm serve`,
     /// `python -m vllm.entrypoints.openai.api_server`), or `None`.
     pub fn command(&self, argv: &[&str]) -> Option<String> {
@@ -406,6 +427,9 @@ impl Program {
             }
             if let Some(s) = self.snippets.iter().find(|s| w.contains(s.as_str())) {
                 return Some(s.clone());
+            }
+            if self.script(w) {
+                return Some(base(w).to_string());
             }
             let module = self.modules.iter().any(|m| {
                 w == m
@@ -473,7 +497,8 @@ mod tests {
                 + p.programs.len()
                 + p.subcommands.len()
                 + p.modules.len()
-                + p.snippets.len();
+                + p.snippets.len()
+                + p.script_words.len();
             assert!(ways > 0, "{} matches nothing", p.id);
             if !p.spans_pods.is_empty() {
                 assert!(
