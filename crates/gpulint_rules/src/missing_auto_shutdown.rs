@@ -38,8 +38,13 @@ impl Rule for MissingAutoShutdown {
             let Some(runs) = runs(c) else {
                 continue;
             };
+            // One block: its header, and its address without the index (two calls of
+            // one module share the header, not the address).
             let same = groups.iter_mut().find(|(members, r)| {
-                c.count_at.is_some() && members[0].header == c.header && r.text == runs.text
+                c.count_at.is_some()
+                    && members[0].header == c.header
+                    && block_of(&members[0].subject) == block_of(&c.subject)
+                    && r.text == runs.text
             });
             match same {
                 Some((members, _)) => members.push(c),
@@ -108,11 +113,7 @@ fn report(members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
         (1, _) | (_, None) => (c.subject.clone(), message(c, &runs.text)),
         (_, Some(count)) => {
             secondary.push((count.clone(), format!("{n} instances")));
-            let block = c
-                .subject
-                .strip_suffix(']')
-                .and_then(|s| s.rsplit_once('['))
-                .map_or(c.subject.as_str(), |(b, _)| b);
+            let block = block_of(&c.subject);
             (
                 block.to_string(),
                 format!(
@@ -133,6 +134,15 @@ fn report(members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
         },
         cost,
     );
+}
+
+/// The address of the block a `count` instance belongs to: `aws_instance.worker` of
+/// `aws_instance.worker[3]`.
+fn block_of(subject: &str) -> &str {
+    subject
+        .strip_suffix(']')
+        .and_then(|s| s.rsplit_once('['))
+        .map_or(subject, |(b, _)| b)
 }
 
 fn gpu_label(gpus: &GpuSet) -> String {
