@@ -11,6 +11,7 @@
 //! gpulint_model, gpulint_fit and gpulint_diagnostics. It never sees the config: the
 //! pipeline hands each rule its validated options.
 
+mod fleet;
 pub mod policy_ids;
 pub mod suppress;
 mod waits;

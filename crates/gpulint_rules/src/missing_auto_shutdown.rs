@@ -15,42 +15,32 @@ pub const META: RuleMeta = RuleMeta {
 pub struct MissingAutoShutdown;
 
 /// What one VM that would be reported runs: the words, the labelled span and its cost.
+/// Two are alike when they say the same.
 struct Runs {
     text: String,
     secondary: (gpulint_model::Span, String),
     quote: Option<(gpulint_facts::prices::Quote, Option<String>)>,
 }
 
+impl PartialEq for Runs {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
 impl Rule for MissingAutoShutdown {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         // The instances of one `count` block that run the same thing are one finding.
-        let mut groups: Vec<(Vec<&Capacity>, Runs)> = Vec::new();
-        for c in &model.capacity {
+        let reported = model.capacity.iter().filter(|c| {
             let applies = matches!(
                 c.kind,
                 CapacityKind::Instance | CapacityKind::Template | CapacityKind::Notebook
             );
             // Capacity paid for anyway (a capacity block, a targeted reservation) gains
             // nothing from stopping.
-            if !applies || !c.stop.is_empty() || c.reserved.is_some() {
-                continue;
-            }
-            let Some(runs) = runs(c) else {
-                continue;
-            };
-            // One block: its header, and its address without the index (two calls of
-            // one module share the header, not the address).
-            let same = groups.iter_mut().find(|(members, r)| {
-                c.count_at.is_some()
-                    && members[0].header == c.header
-                    && block_of(&members[0].subject) == block_of(&c.subject)
-                    && r.text == runs.text
-            });
-            match same {
-                Some((members, _)) => members.push(c),
-                None => groups.push((vec![c], runs)),
-            }
-        }
+            applies && c.stop.is_empty() && c.reserved.is_none()
+        });
+        let groups = super::fleet::group(reported.filter_map(|c| Some((c, runs(c)?))));
         for (members, runs) in groups {
             report(&members, runs, cx);
         }
@@ -109,19 +99,16 @@ fn report(members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
         .as_ref()
         .map(|(p, region)| Cost::of(p, region.as_deref(), units, &what));
     let mut secondary = vec![runs.secondary];
-    let (subject, message) = match (n, &c.count_at) {
-        (1, _) | (_, None) => (c.subject.clone(), message(c, &runs.text)),
-        (_, Some(count)) => {
-            secondary.push((count.clone(), format!("{n} instances")));
-            let block = block_of(&c.subject);
-            (
-                block.to_string(),
-                format!(
-                    "the {n} instances of `{block}` each run {} with no idle or scheduled \
-                     stop: they bill by the hour whether they compute or not",
-                    runs.text
-                ),
-            )
+    let (subject, message) = match super::fleet::instances(members) {
+        None => (c.subject.clone(), message(c, &runs.text)),
+        Some((block, n, label)) => {
+            secondary.push(label);
+            let message = format!(
+                "the {n} instances of `{block}` each run {} with no idle or scheduled stop: \
+                 they bill by the hour whether they compute or not",
+                runs.text
+            );
+            (block, message)
         }
     };
     cx.report_costed(
@@ -134,15 +121,6 @@ fn report(members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
         },
         cost,
     );
-}
-
-/// The address of the block a `count` instance belongs to: `aws_instance.worker` of
-/// `aws_instance.worker[3]`.
-fn block_of(subject: &str) -> &str {
-    subject
-        .strip_suffix(']')
-        .and_then(|s| s.rsplit_once('['))
-        .map_or(subject, |(b, _)| b)
 }
 
 fn gpu_label(gpus: &GpuSet) -> String {

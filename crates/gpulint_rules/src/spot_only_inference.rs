@@ -21,6 +21,7 @@ impl Rule for SpotOnlyInference {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
         // Pools that serve only from spot, with no on-demand sibling.
         let mut reported = vec![false; model.capacity.len()];
+        let mut spot_only = Vec::new();
         for (i, c) in model.capacity.iter().enumerate().filter(|(_, c)| serves(c)) {
             let Value::Known(Market::Spot, market_span) = &c.market else {
                 continue;
@@ -47,17 +48,34 @@ impl Rule for SpotOnlyInference {
             }
             reported[i] = true;
             let (machines, machine_span) = c.gpu_machines().expect("serves() checked it");
+            let key = (
+                market_span.clone(),
+                describe(machines[0]),
+                (machine_span.clone(), gpu_label(machines[0])),
+            );
+            spot_only.push((c, key));
+        }
+        // The instances of one `count` block that serve alike are one finding.
+        for (members, (market_span, machine, label)) in super::fleet::group(spot_only) {
+            let c = members[0];
+            let mut secondary = vec![label];
+            let (subject, what) = match super::fleet::instances(&members) {
+                None => (c.subject.clone(), format!("`{}` serves", c.subject)),
+                Some((block, n, count)) => {
+                    secondary.push(count);
+                    let what = format!("the {n} instances of `{block}` serve");
+                    (block, what)
+                }
+            };
             cx.report(Report {
                 message: format!(
-                    "`{}` serves inference only from spot {}: one reclaim can take every \
-                     replica down at once",
-                    c.subject,
-                    describe(machines[0])
+                    "{what} inference only from spot {machine}: one reclaim can take every \
+                     replica down at once"
                 ) + &because(&c.role),
                 help: help(c).into(),
-                subject: c.subject.clone(),
-                primary: (market_span.clone(), "spot only".into()),
-                secondary: vec![(machine_span.clone(), gpu_label(machines[0]))],
+                subject,
+                primary: (market_span, "spot only".into()),
+                secondary,
             });
         }
         // Kubernetes: inference pods that select spot, or land only on spot pools. A pod
