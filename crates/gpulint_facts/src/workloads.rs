@@ -230,10 +230,16 @@ impl SelfStop {
     /// its name holds one of the `arg_words` and its value is not off.
     pub fn arg_stops(&self, key: &str, value: &str) -> bool {
         let key = key.to_ascii_lowercase().replace('-', "_");
-        let off = matches!(
-            value.trim().to_ascii_lowercase().as_str(),
-            "" | "false" | "0" | "no" | "off" | "none" | "null" | "disabled"
-        );
+        let value = value.trim().to_ascii_lowercase();
+        // A duration of nothing is off too: `0s`, `0m`, `0h`.
+        let zero = value
+            .strip_suffix(['s', 'm', 'h', 'd'])
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b == b'0'));
+        let off = zero
+            || matches!(
+                value.as_str(),
+                "" | "false" | "0" | "no" | "off" | "none" | "null" | "disabled"
+            );
         !off && self.arg_words.iter().any(|w| key.contains(w.as_str()))
     }
 

@@ -41,6 +41,39 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         out.capacity.push(notebook(&r));
     }
     super::ecs::hold(module, &mut out.capacity[first..]);
+    // EventBridge Scheduler calling EC2's StopInstances on a schedule, for the instances
+    // its `input` names.
+    for schedule in module.resources_of("aws_scheduler_schedule") {
+        let Value::Known(target, _) = schedule.block.block("target") else {
+            continue;
+        };
+        let stops = target
+            .str("arn")
+            .known()
+            .is_some_and(|arn| is_ec2_stop_api(arn));
+        if !stops {
+            continue;
+        }
+        let targets: Vec<_> = target
+            .expr("input")
+            .map(references)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| {
+                matches!(
+                    r.rtype.as_str(),
+                    "aws_instance" | "aws_spot_instance_request"
+                )
+            })
+            .collect();
+        attach_stop(
+            module,
+            &mut out.capacity[first..],
+            &targets,
+            StopKind::InstanceSchedule,
+            &schedule.header(),
+        );
+    }
     for alarm in module.resources_of("aws_cloudwatch_metric_alarm") {
         let Some(stop) = stop_action(&alarm) else {
             continue;
@@ -447,7 +480,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>, attachments: &[Resource<'_>])
         CapacityKind::Instance,
         r.header(),
     );
-    super::role::startup_shutdown(&mut c, b);
+    super::role::startup_shutdown(&mut c, b, module);
     super::role::startup_tp(&mut c, b);
     c.machines = match b.str("instance_type") {
         Value::Absent => from_template(&lt, |t| t.instance_type.clone()),
@@ -824,6 +857,17 @@ fn stop_action(alarm: &Resource<'_>) -> Option<StopKind> {
             unresolved.then_some(StopKind::Unresolved)
         }
     }
+}
+
+/// EventBridge Scheduler's universal target for EC2's StopInstances (or
+/// TerminateInstances): `arn:aws:scheduler:::aws-sdk:ec2:stopInstances`, in any partition.
+fn is_ec2_stop_api(arn: &str) -> bool {
+    arn.strip_prefix("arn:")
+        .and_then(|rest| rest.split_once(":scheduler:::aws-sdk:ec2:"))
+        .is_some_and(|(_, api)| {
+            api.eq_ignore_ascii_case("stopInstances")
+                || api.eq_ignore_ascii_case("terminateInstances")
+        })
 }
 
 /// `arn:aws:automate:REGION:ec2:stop` (or `:terminate`), in any partition. Interpolated

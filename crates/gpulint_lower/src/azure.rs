@@ -49,7 +49,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.role = super::resource_role(&r, &["tags"], &[]);
             c.region = location(b);
             c.lasting_storage = super::storage::azure(&r, &disks);
-            super::role::startup_shutdown(&mut c, b);
+            super::role::startup_shutdown(&mut c, b, module);
             super::role::startup_tp(&mut c, b);
             out.capacity.push(c);
         }

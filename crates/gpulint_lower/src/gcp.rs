@@ -104,7 +104,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     let scheduling = b.block("scheduling");
     let mut c = Capacity::new(r.subject(), Provider::Gcp, kind, r.header());
     if kind == CapacityKind::Instance {
-        super::role::startup_shutdown(&mut c, b);
+        super::role::startup_shutdown(&mut c, b, module);
         super::role::startup_tp(&mut c, b);
     }
     match &scheduling {

@@ -259,7 +259,11 @@ pub(crate) fn startup_scripts(
 /// `metadata_startup_script`, `custom_data` and GCE's `metadata.startup-script`, as the
 /// machine runs it (through `base64encode`). Not for groups, which replace a machine that
 /// shuts down.
-pub(crate) fn startup_shutdown(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
+pub(crate) fn startup_shutdown(
+    c: &mut gpulint_model::Capacity,
+    b: &gpulint_terraform::Block<'_>,
+    module: &gpulint_terraform::Module<'_>,
+) {
     use gpulint_model::{Stop, StopKind, Value};
     let stops = &gpulint_facts::workloads::workloads().self_stop;
     for script in startup_scripts(b) {
@@ -283,5 +287,57 @@ pub(crate) fn startup_shutdown(c: &mut gpulint_model::Capacity, b: &gpulint_terr
             kind: StopKind::StartupShutdown,
             span,
         });
+        return;
+    }
+    // A script a local module renders (`user-data = module.cloud_init.rendered`), whose
+    // call tells it to stop the machine (`idle_timeout = "60m"`).
+    let metadata = b.expr("metadata").into_iter().flat_map(|e| match e {
+        hcl_edit::expr::Expression::Object(o) => o.iter().map(|(_, v)| v.expr()).collect(),
+        _ => Vec::new(),
+    });
+    let rendered_by = STARTUP_KEYS
+        .iter()
+        .filter_map(|k| b.expr(k))
+        .chain(metadata)
+        .filter_map(module_rendering);
+    for name in rendered_by {
+        let Some(call) = module.calls().find(|call| call.name == name) else {
+            continue;
+        };
+        let told = call.block.keys().into_iter().find_map(|k| {
+            let gpulint_model::Value::Known(v, span) = call.block.str(&k) else {
+                return None;
+            };
+            stops.arg_stops(&k, &v).then_some(span)
+        });
+        if let Some(span) = told {
+            c.stop.push(Stop {
+                kind: StopKind::StartupShutdown,
+                span,
+            });
+            return;
+        }
+    }
+}
+
+/// The local module a start-up script is an output of: `cloud_init` of
+/// `module.cloud_init.rendered`, read through `base64encode`.
+fn module_rendering(e: &hcl_edit::expr::Expression) -> Option<&str> {
+    use hcl_edit::expr::{Expression, TraversalOperator};
+    match e {
+        Expression::FuncCall(f) if ENCODINGS.contains(&f.name.name.as_str()) => {
+            module_rendering(f.args.iter().next()?)
+        }
+        Expression::Traversal(t) => {
+            match (&t.expr, t.operators.first().map(hcl_edit::Decorated::value)) {
+                (Expression::Variable(root), Some(TraversalOperator::GetAttr(name)))
+                    if root.value().as_str() == "module" =>
+                {
+                    Some(name.value().as_str())
+                }
+                _ => None,
+            }
+        }
+        _ => None,
     }
 }

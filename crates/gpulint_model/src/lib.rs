@@ -819,7 +819,8 @@ pub enum StopKind {
     StopAlarm,
     /// GCP `scheduling.max_run_duration`.
     MaxRunDuration,
-    /// A GCP instance schedule (resource policy with a stop schedule).
+    /// An instance schedule: a GCP resource policy with a stop schedule, an EventBridge
+    /// Scheduler schedule that calls EC2's StopInstances.
     InstanceSchedule,
     /// An Azure auto-shutdown schedule.
     ShutdownSchedule,
