@@ -1,7 +1,7 @@
 //! The VMs one `count` block makes (`aws_instance.worker[0]` … `[10]`): where a rule would
 //! say the same of each, it says it once, of the block, with how many there are.
 
-use gpulint_model::{Capacity, Span};
+use gpulint_model::{Capacity, Inventory, Span};
 
 /// The address of the block a `count` instance belongs to: `aws_instance.worker` of
 /// `aws_instance.worker[3]`.
@@ -35,14 +35,34 @@ pub fn group<'a, K: PartialEq>(
     groups
 }
 
-/// For a group of several instances: the block's address, how many there are, and the
-/// label on the `count` that makes them. `None` for a group of one.
-pub fn instances(members: &[&Capacity]) -> Option<(String, usize, (Span, String))> {
+/// For a group of several instances: the block's address, how the finding names them
+/// ("the 3 instances of \`x\`", or "the 2 instances of \`x\` (of 3)" when the others
+/// are not alike), and the label on the `count` that makes them all. `None` for a group
+/// of one.
+pub fn instances(
+    model: &Inventory,
+    members: &[&Capacity],
+) -> Option<(String, String, (Span, String))> {
     let n = members.len();
-    let count = members.first()?.count_at.as_ref().filter(|_| n > 1)?;
+    let first = members.first()?;
+    let count = first.count_at.as_ref().filter(|_| n > 1)?;
+    let block = block_of(&first.subject);
+    let all = model
+        .capacity
+        .iter()
+        .filter(|c| {
+            c.count_at.is_some() && c.header == first.header && block_of(&c.subject) == block
+        })
+        .count()
+        .max(n);
+    let which = if all == n {
+        format!("the {n} instances of `{block}`")
+    } else {
+        format!("the {n} instances of `{block}` (of {all})")
+    };
     Some((
-        block_of(&members[0].subject).to_string(),
-        n,
-        (count.clone(), format!("{n} instances")),
+        block.to_string(),
+        which,
+        (count.clone(), format!("{all} instances")),
     ))
 }

@@ -42,7 +42,7 @@ impl Rule for MissingAutoShutdown {
         });
         let groups = super::fleet::group(reported.filter_map(|c| Some((c, runs(c)?))));
         for (members, runs) in groups {
-            report(&members, runs, cx);
+            report(model, &members, runs, cx);
         }
     }
 }
@@ -82,7 +82,7 @@ fn runs(c: &Capacity) -> Option<Runs> {
 }
 
 /// One finding for `members`: a VM, or the instances of one `count` block.
-fn report(members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
+fn report(model: &Inventory, members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
     let c = members[0];
     let n = members.len();
     // What it costs while it stays up: one VM (a template's every VM, each), or all of
@@ -99,13 +99,13 @@ fn report(members: &[&Capacity], runs: Runs, cx: &mut RuleContext<'_>) {
         .as_ref()
         .map(|(p, region)| Cost::of(p, region.as_deref(), units, &what));
     let mut secondary = vec![runs.secondary];
-    let (subject, message) = match super::fleet::instances(members) {
+    let (subject, message) = match super::fleet::instances(model, members) {
         None => (c.subject.clone(), message(c, &runs.text)),
-        Some((block, n, label)) => {
+        Some((block, which, label)) => {
             secondary.push(label);
             let message = format!(
-                "the {n} instances of `{block}` each run {} with no idle or scheduled stop: \
-                 they bill by the hour whether they compute or not",
+                "{which} each run {} with no idle or scheduled stop: they bill \
+                 by the hour whether they compute or not",
                 runs.text
             );
             (block, message)

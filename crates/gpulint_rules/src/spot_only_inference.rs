@@ -59,11 +59,11 @@ impl Rule for SpotOnlyInference {
         for (members, (market_span, machine, label)) in super::fleet::group(spot_only) {
             let c = members[0];
             let mut secondary = vec![label];
-            let (subject, what) = match super::fleet::instances(&members) {
+            let (subject, what) = match super::fleet::instances(model, &members) {
                 None => (c.subject.clone(), format!("`{}` serves", c.subject)),
-                Some((block, n, count)) => {
+                Some((block, which, count)) => {
                     secondary.push(count);
-                    let what = format!("the {n} instances of `{block}` serve");
+                    let what = format!("{which} serve");
                     (block, what)
                 }
             };
