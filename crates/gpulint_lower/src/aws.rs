@@ -47,6 +47,9 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         let Value::Known(target, _) = schedule.block.block("target") else {
             continue;
         };
+        if matches!(schedule.block.str("state"), Value::Known(s, _) if s == "DISABLED") {
+            continue;
+        }
         let stops = target
             .str("arn")
             .known()

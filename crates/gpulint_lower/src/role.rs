@@ -289,10 +289,18 @@ pub(crate) fn startup_shutdown(
         });
         return;
     }
-    // A script a local module renders (`user-data = module.cloud_init.rendered`), whose
-    // call tells it to stop the machine (`idle_timeout = "60m"`).
+    // A script a module renders (`user-data = module.cloud_init.rendered`), whose call
+    // tells it to stop the machine (`idle_timeout = "60m"`). In GCE's metadata, only the
+    // keys a machine runs at start.
     let metadata = b.expr("metadata").into_iter().flat_map(|e| match e {
-        hcl_edit::expr::Expression::Object(o) => o.iter().map(|(_, v)| v.expr()).collect(),
+        hcl_edit::expr::Expression::Object(o) => o
+            .iter()
+            .filter(|(k, _)| {
+                gpulint_terraform::key_name(k)
+                    .is_some_and(|k| matches!(k, "user-data" | "startup-script"))
+            })
+            .map(|(_, v)| v.expr())
+            .collect(),
         _ => Vec::new(),
     });
     let rendered_by = STARTUP_KEYS
@@ -320,7 +328,7 @@ pub(crate) fn startup_shutdown(
     }
 }
 
-/// The local module a start-up script is an output of: `cloud_init` of
+/// The module a start-up script is an output of: `cloud_init` of
 /// `module.cloud_init.rendered`, read through `base64encode`.
 fn module_rendering(e: &hcl_edit::expr::Expression) -> Option<&str> {
     use hcl_edit::expr::{Expression, TraversalOperator};
