@@ -57,22 +57,10 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         if !stops {
             continue;
         }
-        let targets: Vec<_> = target
-            .expr("input")
-            .map(references)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|r| {
-                matches!(
-                    r.rtype.as_str(),
-                    "aws_instance" | "aws_spot_instance_request"
-                )
-            })
-            .collect();
         attach_stop(
             module,
             &mut out.capacity[first..],
-            &targets,
+            &instances_in(target.expr("input")),
             StopKind::InstanceSchedule,
             &schedule.header(),
         );
@@ -81,23 +69,10 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         let Some(stop) = stop_action(&alarm) else {
             continue;
         };
-        let targets: Vec<_> = alarm
-            .block
-            .expr("dimensions")
-            .map(references)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|r| {
-                matches!(
-                    r.rtype.as_str(),
-                    "aws_instance" | "aws_spot_instance_request"
-                )
-            })
-            .collect();
         attach_stop(
             module,
             &mut out.capacity[first..],
-            &targets,
+            &instances_in(alarm.block.expr("dimensions")),
             stop,
             &alarm.header(),
         );
@@ -860,6 +835,21 @@ fn stop_action(alarm: &Resource<'_>) -> Option<StopKind> {
             unresolved.then_some(StopKind::Unresolved)
         }
     }
+}
+
+/// The EC2 instances an expression refers to (an alarm's `dimensions`, a schedule's
+/// `input`).
+fn instances_in(expr: Option<&hcl_edit::expr::Expression>) -> Vec<gpulint_terraform::ResourceRef> {
+    expr.map(references)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| {
+            matches!(
+                r.rtype.as_str(),
+                "aws_instance" | "aws_spot_instance_request"
+            )
+        })
+        .collect()
 }
 
 /// EventBridge Scheduler's universal target for EC2's StopInstances (or
