@@ -1,6 +1,8 @@
 //! The VMs one `count` block makes (`aws_instance.worker[0]` … `[10]`): where a rule would
 //! say the same of each, it says it once, of the block, with how many there are.
 
+use std::collections::HashMap;
+
 use gpulint_model::{Capacity, Inventory, Span};
 
 /// The address of the block a `count` instance belongs to: `aws_instance.worker` of
@@ -20,16 +22,23 @@ pub fn group<'a, K: PartialEq>(
     items: impl IntoIterator<Item = (&'a Capacity, K)>,
 ) -> Vec<(Vec<&'a Capacity>, K)> {
     let mut groups: Vec<(Vec<&'a Capacity>, K)> = Vec::new();
+    // The groups of each block, by where it is written and its address: a run of many
+    // blocks looks only at its own.
+    let mut of_block: HashMap<(gpulint_source::FileId, usize, &'a str), Vec<usize>> =
+        HashMap::new();
     for (c, key) in items {
-        let same = groups.iter_mut().find(|(members, k)| {
-            c.count_at.is_some()
-                && members[0].header == c.header
-                && block_of(&members[0].subject) == block_of(&c.subject)
-                && *k == key
-        });
-        match same {
-            Some((members, _)) => members.push(c),
-            None => groups.push((vec![c], key)),
+        if c.count_at.is_none() {
+            groups.push((vec![c], key));
+            continue;
+        }
+        let at = (c.header.file, c.header.range().start, block_of(&c.subject));
+        let mine = of_block.entry(at).or_default();
+        match mine.iter().find(|&&g| groups[g].1 == key) {
+            Some(&g) => groups[g].0.push(c),
+            None => {
+                mine.push(groups.len());
+                groups.push((vec![c], key));
+            }
         }
     }
     groups
