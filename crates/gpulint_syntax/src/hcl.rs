@@ -11,6 +11,25 @@ use hcl_edit::structure::Body;
 use super::SyntaxError;
 
 pub fn parse(text: &str) -> Result<Body, SyntaxError> {
+    read_body(text).map_err(|mut e| {
+        // Old Mac editors end lines with a bare CR, which HCL (and Terraform) does not
+        // read as a line break: the whole file is one line, and the error says line 1.
+        let bare_cr = text
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0] == b'\r' && w[1] != b'\n')
+            || text.ends_with('\r');
+        if bare_cr {
+            e.message.push_str(
+                "; its lines end with a bare carriage return (CR), which HCL does not read as \
+                 a line break: save it with LF or CRLF line endings",
+            );
+        }
+        e
+    })
+}
+
+fn read_body(text: &str) -> Result<Body, SyntaxError> {
     if let Some((offset, open)) = unclosed(text).filter(|&(_, open)| open > MAX_UNCLOSED) {
         return Err(SyntaxError {
             offset,
@@ -425,5 +444,13 @@ EOF
         let src = format!("x = {}1{}", "[".repeat(100_000), "]".repeat(100_000));
         let e = parse(&src).unwrap_err();
         assert!(e.message.contains("nesting"), "{e:?}");
+    }
+
+    #[test]
+    fn bare_carriage_returns_are_named_in_the_error() {
+        let e = parse("variable \"a\" {\r  default = 1\r}\r").unwrap_err();
+        assert!(e.message.contains("bare carriage return"), "{e:?}");
+        let e = parse("variable \"a\" {\r\n  default = \r\n}\r\n").unwrap_err();
+        assert!(!e.message.contains("carriage"), "{e:?}");
     }
 }
