@@ -28,7 +28,7 @@ pub struct Program {
     #[serde(default)]
     snippets: Vec<String>,
     /// Words, or runs of words, in the name of a script it runs (`nccl` of
-    /// `efa_nccl_preflight.py`, `all reduce` of `test_all_reduce.sh`).
+    /// `efa_nccl_preflight.py`, `all-reduce` of `test_all_reduce.sh`).
     #[serde(default)]
     script_words: Vec<String>,
     /// A benchmark whose ranks talk to each other (nccl-tests, OSU, Horovod's synthetic
@@ -375,6 +375,14 @@ fn words(s: &str) -> impl Iterator<Item = &str> {
     s.split(['-', '_', '.']).filter(|w| !w.is_empty())
 }
 
+/// Whether the words of `text` hold the words of `entry` in a row (`nccl-tests` holds
+/// `nccl tests`, split alike on `-`, `_` and `.`). An entry of no words holds nothing.
+fn holds_words(text: &str, entry: &str) -> bool {
+    let want: Vec<&str> = words(entry).collect();
+    let have: Vec<&str> = words(text).collect();
+    !want.is_empty() && have.windows(want.len()).any(|w| w == want.as_slice())
+}
+
 /// The last part of a path: `/usr/bin/torchrun` → `torchrun`.
 fn base(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
@@ -392,13 +400,10 @@ impl Program {
             }
         });
         by_path
-            || self.image_words.iter().any(|entry| {
-                let want: Vec<&str> = words(entry).collect();
-                repo.split('/').any(|segment| {
-                    let have: Vec<&str> = words(segment).collect();
-                    have.windows(want.len()).any(|w| w == want.as_slice())
-                })
-            })
+            || self
+                .image_words
+                .iter()
+                .any(|entry| repo.split('/').any(|segment| holds_words(segment, entry)))
     }
 
     /// Whether `word` is a `.py` or `.sh` script whose name holds one of
@@ -411,11 +416,9 @@ impl Program {
         else {
             return false;
         };
-        let have: Vec<&str> = words(stem).collect();
-        self.script_words.iter().any(|entry| {
-            let want: Vec<&str> = entry.split_whitespace().collect();
-            have.windows(want.len()).any(|w| w == want.as_slice())
-        })
+        self.script_words
+            .iter()
+            .any(|entry| holds_words(stem, entry))
     }
 
     /// The words of `argv` that show this program (`vllm serve`,
@@ -488,6 +491,26 @@ mod tests {
 
     fn engine(id: &str) -> &'static Program {
         workloads().engines.iter().find(|e| e.id == id).unwrap()
+    }
+
+    #[test]
+    fn a_script_named_for_the_collectives_is_a_collective_test() {
+        let w = workloads();
+        let b = w
+            .benchmarks
+            .iter()
+            .find(|b| b.id == "collective-script")
+            .unwrap();
+        for script in [
+            "/opt/test/efa_nccl_preflight.py",
+            "all_reduce_test.sh",
+            "run-all-gather.py",
+        ] {
+            assert!(b.command(&["torchrun", script]).is_some(), "{script}");
+        }
+        for script in ["train.py", "allocate.sh", "reduce_all.py", "nccl"] {
+            assert!(b.command(&["torchrun", script]).is_none(), "{script}");
+        }
     }
 
     #[test]
