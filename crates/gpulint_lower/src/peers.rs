@@ -41,16 +41,11 @@ pub(crate) fn group_instances(capacity: &mut [Capacity]) {
             continue;
         }
         // `count` instances only: a `for_each` over names is as often one VM per person.
-        let Some(base) = c
-            .subject
-            .strip_suffix(']')
-            .and_then(|s| s.rsplit_once('['))
-            .filter(|(_, i)| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
-        else {
+        let Some(base) = gpulint_model::count_block(&c.subject) else {
             continue;
         };
         groups
-            .entry((base.0.to_string(), c.header.file, c.header.range().start))
+            .entry((base.to_string(), c.header.file, c.header.range().start))
             .or_default()
             .push(i);
     }

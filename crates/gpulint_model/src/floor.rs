@@ -155,6 +155,16 @@ pub fn written_reference(written: &str) -> Option<&str> {
     is_reference(w).then_some(w)
 }
 
+/// The address of the block a `count` instance belongs to: `aws_instance.worker` of
+/// `aws_instance.worker[3]`. `None` when the address does not end in a numeric index.
+pub fn count_block(subject: &str) -> Option<&str> {
+    subject
+        .strip_suffix(']')
+        .and_then(|s| s.rsplit_once('['))
+        .filter(|(_, i)| !i.is_empty() && i.bytes().all(|b| b.is_ascii_digit()))
+        .map(|(block, _)| block)
+}
+
 /// A resource's own name in its address, with its instance key: `spot_gpu_worker[0]` of
 /// `module.gpu_stack.aws_instance.spot_gpu_worker[0]`, `eks_managed_node_groups["gpu"]` of
 /// `module.eks.eks_managed_node_groups["gpu"]`. The module calls it is in are not its name.

@@ -17,7 +17,7 @@ use gpulint_source::FileId;
 pub use gpulint_facts::vocab::Str;
 
 mod floor;
-pub use floor::{gpus, written_reference};
+pub use floor::{count_block, gpus, written_reference};
 mod workload;
 pub use workload::{
     Autoscale, Batching, Benchmark, ClaimRef, Container, Engine, FabricSignal, GpuClaim,

@@ -6,12 +6,9 @@ use std::collections::HashMap;
 use gpulint_model::{Capacity, Inventory, Span};
 
 /// The address of the block a `count` instance belongs to: `aws_instance.worker` of
-/// `aws_instance.worker[3]`.
-pub fn block_of(subject: &str) -> &str {
-    subject
-        .strip_suffix(']')
-        .and_then(|s| s.rsplit_once('['))
-        .map_or(subject, |(b, _)| b)
+/// `aws_instance.worker[3]` ([`gpulint_model::count_block`]), or the address itself.
+fn block_of(subject: &str) -> &str {
+    gpulint_model::count_block(subject).unwrap_or(subject)
 }
 
 /// Gathers what a rule would report, in order, into groups: the instances of one `count`
