@@ -40,6 +40,11 @@ pub struct ModelSpec {
     pub vocab: u64,
     /// `max_position_embeddings`: vLLM's default `max_model_len`.
     pub max_context: u64,
+    /// `max_position_embeddings` of the instruction-tuned checkpoints (`-Instruct`) when
+    /// their config declares another than the base's (Qwen2.5: 32768, reaching 128K only
+    /// with the YaRN `rope_scaling` its model card adds by hand).
+    #[serde(default)]
+    pub instruct_max_context: Option<u64>,
     /// The checkpoint's storage dtype.
     pub dtype: Precision,
     #[serde(default)]
@@ -329,6 +334,22 @@ fn names() -> &'static [(&'static ModelSpec, String, Vec<String>)] {
     })
 }
 
+/// The context vLLM serves `name` with by default: the config's `max_position_embeddings`
+/// of the checkpoint it names (an `-Instruct` checkpoint's own, where the registry has it).
+pub fn context_of(name: &str, spec: &ModelSpec) -> u64 {
+    match spec.instruct_max_context {
+        Some(c)
+            if name
+                .to_ascii_lowercase()
+                .split(['-', '_', '/', '.'])
+                .any(|w| w == "instruct") =>
+        {
+            c
+        }
+        _ => spec.max_context,
+    }
+}
+
 /// Resolves a model name, or `None` when neither the registry nor the name gives a size.
 pub fn resolve(name: &str) -> Option<Resolved> {
     let precision = precision_in(name);
@@ -417,6 +438,17 @@ pub fn parse_count(s: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_instruct_checkpoint_is_served_at_its_own_configs_context() {
+        // Qwen2.5's base config declares 131072 tokens, its Instruct config 32768.
+        let ctx = |name: &str| context_of(name, lookup(name).expect("in the registry"));
+        assert_eq!(ctx("Qwen/Qwen2.5-7B-Instruct"), 32768);
+        assert_eq!(ctx("qwen/qwen2.5-72b-instruct-awq"), 32768);
+        assert_eq!(ctx("Qwen/Qwen2.5-7B"), 131072);
+        // A model whose Instruct config says the same keeps it.
+        assert_eq!(ctx("meta-llama/Llama-3.1-8B-Instruct"), 131072);
+    }
 
     #[test]
     fn a_size_no_model_has_is_not_a_size() {

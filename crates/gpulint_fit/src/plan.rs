@@ -209,7 +209,11 @@ pub fn plan(q: &Query) -> Result<Plan, String> {
         if training.is_some() {
             None
         } else {
-            spec.map(|s| s.max_context)
+            spec.map(|s| {
+                q.model
+                    .as_deref()
+                    .map_or(s.max_context, |m| crate::models::context_of(m, s))
+            })
         }
     });
     if let Some(u) = q.utilization.filter(|u| !(*u > 0.0 && *u <= 1.0)) {
