@@ -252,6 +252,7 @@ fn read_and_lower(opts: &Options, stdin: impl std::io::Read) -> Result<(Read, In
             chunk: opts.stream_above.map_or(lower::CHUNK_BYTES, |b| {
                 usize::try_from(b).unwrap_or(usize::MAX)
             }),
+            text: &|id| reread(db.get(id)).ok(),
         },
     );
     read.notes

@@ -179,6 +179,10 @@ pub struct Capacity<'a> {
     /// capacity it is not read for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lasting_storage: Option<Field<'a, bool>>,
+    /// The serving engine a VM's start-up script runs, as a pod's is shown; left out when
+    /// none is read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub serving: Option<Serving<'a>>,
 }
 
 /// Tasks of a service that hold up machines of a group, where their count is written.
@@ -660,6 +664,7 @@ impl<'a> Cx<'a> {
                 at: self.at(&h.span),
             }),
             lasting_storage: self.value(&c.lasting_storage, |b| *b),
+            serving: c.serving.as_ref().map(|s| self.serving(s)),
         }
     }
 

@@ -18,6 +18,8 @@ mod pods;
 mod ray;
 mod role;
 mod scalers;
+mod script;
+pub use script::{is_image, is_runtime, script_commands, script_serving};
 mod simulated;
 mod translate;
 

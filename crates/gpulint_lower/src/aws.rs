@@ -459,7 +459,7 @@ fn instance(module: &Module<'_>, r: &Resource<'_>, attachments: &[Resource<'_>])
         r.header(),
     );
     super::role::startup_shutdown(&mut c, b, module);
-    super::role::startup_tp(&mut c, b);
+    super::role::startup_engine(&mut c, b);
     c.machines = match b.str("instance_type") {
         Value::Absent => from_template(&lt, |t| t.instance_type.clone()),
         v => v,

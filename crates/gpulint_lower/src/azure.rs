@@ -50,7 +50,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             c.region = location(b);
             c.lasting_storage = super::storage::azure(&r, &disks);
             super::role::startup_shutdown(&mut c, b, module);
-            super::role::startup_tp(&mut c, b);
+            super::role::startup_engine(&mut c, b);
             out.capacity.push(c);
         }
     }

@@ -105,7 +105,7 @@ fn vm(module: &Module<'_>, r: &Resource<'_>, kind: CapacityKind) -> Capacity {
     let mut c = Capacity::new(r.subject(), Provider::Gcp, kind, r.header());
     if kind == CapacityKind::Instance {
         super::role::startup_shutdown(&mut c, b, module);
-        super::role::startup_tp(&mut c, b);
+        super::role::startup_engine(&mut c, b);
     }
     match &scheduling {
         Value::Known(s, _) => {

@@ -355,6 +355,7 @@ pub fn lower(db: &SourceDb, parsed: &[Parsed], var_files: &[FileId]) -> Inventor
             parse: &|ids: &[FileId]| ids.iter().map(|_| (None, Parsed::skipped())).collect(),
             on_tree: &mut |_, _, _| {},
             chunk: CHUNK_BYTES,
+            text: &|_| None,
         },
     )
 }
@@ -375,6 +376,8 @@ pub struct Later<'a> {
     /// Terraform text bytes whose trees are held at once while judging: a chunk of roots
     /// with the modules they call ([`CHUNK_BYTES`] by default; 0 judges one root at a time).
     pub chunk: usize,
+    /// The text of a file the run let go of, read again (`None` when it cannot be).
+    pub text: &'a dyn Fn(FileId) -> Option<std::sync::Arc<str>>,
 }
 
 /// Terraform text whose trees are held at once, at most, while root modules are judged: a
@@ -551,6 +554,7 @@ pub fn lower_with(
     for c in &mut inv.capacity {
         c.gpus_from_nodes();
         c.gpus_from_family();
+        role::place_served_model(db, later.text, c);
     }
     peers::group_instances(&mut inv.capacity);
     link(&mut inv, &folders);

@@ -105,26 +105,16 @@ pub fn block_role(b: &gpulint_terraform::Block<'_>, span: &gpulint_model::Span) 
 /// that installs packages (`pip install vllm`) runs nothing.
 fn script_role(b: &gpulint_terraform::Block<'_>) -> Option<Inferred<Role>> {
     use gpulint_facts::workloads::{Program, repository, workloads};
+    use gpulint_kubernetes::{is_image, is_runtime, script_commands};
     use gpulint_model::{Evidence, Signal, Value};
-    const RUNTIMES: [&str; 4] = ["docker", "podman", "nerdctl", "ctr"];
     let table = workloads();
     let runs = |programs: &'static [Program], argv: &[&str]| {
-        // `docker`, `/usr/bin/docker`, systemd's `ExecStart=/usr/bin/docker`.
-        let container = argv.iter().any(|w| {
-            w.rsplit(['/', '='])
-                .next()
-                .is_some_and(|b| RUNTIMES.contains(&b))
-        });
+        let container = argv.iter().any(|w| is_runtime(w));
         programs.iter().find_map(|p| {
-            // An image is named with an owner or registry (`vllm/vllm-openai:latest`); a
-            // path or a URL is not one.
-            let image = argv.iter().filter(|_| container).find(|w| {
-                w.contains('/')
-                    && !w.starts_with(['/', '.', '~', '$'])
-                    && !w.contains("://")
-                    && !w.contains('@')
-                    && p.image(&repository(w))
-            });
+            let image = argv
+                .iter()
+                .filter(|_| container)
+                .find(|w| is_image(w) && p.image(&repository(w)));
             image
                 .map(|w| format!("{} (`{w}`)", p.name))
                 .or_else(|| p.command(argv).map(|c| format!("{} (`{c}`)", p.name)))
@@ -135,18 +125,8 @@ fn script_role(b: &gpulint_terraform::Block<'_>) -> Option<Inferred<Role>> {
             continue;
         };
         let (mut serves, mut trains) = (None, None);
-        // A command continued with a trailing `\` is one line.
-        let joined = text.replace("\\\n", " ");
-        for line in joined.lines() {
-            let line = line.split(" #").next().unwrap_or(line).trim();
-            if line.starts_with('#') {
-                continue;
-            }
-            let argv: Vec<&str> = line
-                .split_whitespace()
-                .map(|w| w.trim_matches(|c| matches!(c, '"' | '\'' | '\\' | ';')))
-                .filter(|w| !w.is_empty())
-                .collect();
+        for words in script_commands(&text) {
+            let argv: Vec<&str> = words.iter().map(String::as_str).collect();
             if argv.contains(&"install") {
                 continue;
             }
@@ -215,11 +195,18 @@ pub(crate) const STARTUP_KEYS: [&str; 4] = [
     "user_data_base64",
 ];
 
-/// The tensor-parallel size a VM's start-up script runs a serving engine with: in the
-/// script's text, or in the variables a `templatefile()` renders it with (`vllm_args =
-/// "--tensor-parallel-size=4"`).
-pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
+/// The serving engine a VM's start-up script runs, and what it is told (the model, its
+/// context, its memory share: [`gpulint_kubernetes::script_serving`]); and the
+/// tensor-parallel size it runs with, in the script's text or in the variables a
+/// `templatefile()` renders it with (`vllm_args = "--tensor-parallel-size=4"`).
+pub(crate) fn startup_engine(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
     use gpulint_model::Value;
+    c.serving = startup_scripts(b)
+        .into_iter()
+        .find_map(|script| match script {
+            Value::Known(text, span) => gpulint_kubernetes::script_serving(&text, &span),
+            _ => None,
+        });
     for key in STARTUP_KEYS {
         let mut texts: Vec<(String, gpulint_model::Span)> = b
             .template_vars(key, &ENCODINGS)
@@ -235,6 +222,42 @@ pub(crate) fn startup_tp(c: &mut gpulint_model::Capacity, b: &gpulint_terraform:
                 return;
             }
         }
+    }
+}
+
+/// Points the model a VM's start-up script serves at where the script names it: the
+/// script's value is placed where it is used (`metadata_startup_script =
+/// local.startup_script`), while the line to change is the one that names the model, in
+/// the heredoc it is written in. Looked for where the script's value is written, then in
+/// the rest of that file (read again through `reread` when the run let go of it); left
+/// where it is when the name is not written there (a variable of the script set it).
+pub(crate) fn place_served_model(
+    db: &gpulint_source::SourceDb,
+    reread: &dyn Fn(gpulint_source::FileId) -> Option<std::sync::Arc<str>>,
+    c: &mut gpulint_model::Capacity,
+) {
+    let Some((model, span)) = c.serving.as_mut().and_then(|s| s.model.as_mut()) else {
+        return;
+    };
+    let file = db.get(span.file);
+    let again;
+    let text = if file.is_loaded() {
+        file.text()
+    } else {
+        let Some(t) = reread(span.file) else { return };
+        again = t;
+        &again
+    };
+    if model.is_empty() {
+        return;
+    }
+    let range = span.range();
+    let within = text
+        .get(range.clone())
+        .and_then(|t| t.find(model.as_str()))
+        .map(|i| i + range.start);
+    if let Some(at) = within.or_else(|| text.find(model.as_str())) {
+        *span = gpulint_model::Span::new(span.file, at..at + model.len());
     }
 }
 

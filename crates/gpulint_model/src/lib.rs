@@ -374,6 +374,9 @@ pub struct Capacity {
     /// (`--tensor-parallel-size 4` in `user_data`, or in a variable the script is rendered
     /// with), and where that is written.
     pub tensor_parallel: Option<(u32, Span)>,
+    /// The serving engine its start-up script runs, and what the engine is told (the
+    /// model, its context, its memory share), placed where the script is written.
+    pub serving: Option<Serving>,
     /// Whether a VM keeps what it wrote to disk when its capacity is taken back (a spot
     /// reclaim): `Known(true)` where storage that outlives it is written (a volume kept on
     /// termination, an interruption that stops rather than deletes, a file system its
@@ -588,6 +591,7 @@ impl Capacity {
             stop: Vec::new(),
             held: None,
             tensor_parallel: None,
+            serving: None,
             lasting_storage: Value::Absent,
             written_in: Dialect::Terraform,
         }

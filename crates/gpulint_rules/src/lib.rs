@@ -817,7 +817,7 @@ pub fn pod_spot_only(model: &Inventory, pod: &gpulint_model::PodShape) -> Option
 
 /// What a serving pod runs, read into the memory math's terms.
 pub struct Served {
-    /// The model as the registry names it (or as written).
+    /// The model as written (or its size, when only that is given).
     pub label: String,
     pub request: gpulint_fit::Request,
     /// Where the model is named.
@@ -833,21 +833,29 @@ pub struct Served {
 /// Reads a pod's serving engine into a memory request. `None` when anything it needs is
 /// unknown: an unknown model with no size in its name, an unknown quantization format.
 pub fn served(pod: &gpulint_model::PodShape) -> Option<Served> {
-    use gpulint_fit::engine::{EngineKind, Serve};
-    use gpulint_fit::models::resolve;
-    use gpulint_fit::{Precision, Quant};
-    use gpulint_model::{Engine, Value};
-    let s = pod.serving.as_ref().filter(|s| s.unknown.is_empty())?;
+    use gpulint_model::Value;
     let gpus = match &pod.gpus {
         Value::Known(g, _) if g.exact && !g.resource.contains("mig-") => g.count,
         _ => return None,
     };
+    served_on(pod.serving.as_ref()?, gpus)
+}
+
+/// [`served`] for an engine that sees `gpus` GPUs (a pod's, a VM's).
+pub fn served_on(s: &gpulint_model::Serving, gpus: u32) -> Option<Served> {
+    use gpulint_fit::engine::{EngineKind, Serve};
+    use gpulint_fit::models::resolve;
+    use gpulint_fit::{Precision, Quant};
+    use gpulint_model::Engine;
+    if !s.unknown.is_empty() {
+        return None;
+    }
     let (label, params, spec, named, kept, model_span) = match (&s.model, &s.params) {
         (Some((m, span)), hint) => {
             let r = resolve(m);
             match (r, hint) {
                 (Some(r), _) => (
-                    r.spec.map_or_else(|| m.clone(), |sp| sp.id.clone()),
+                    m.clone(),
                     r.params,
                     r.spec,
                     r.precision,
@@ -915,11 +923,11 @@ pub fn served(pod: &gpulint_model::PodShape) -> Option<Served> {
     let dp =
         s.dp.as_ref()
             .map_or((1, None), |(d, span)| (*d, Some(span.clone())));
-    let context = s
-        .max_model_len
-        .as_ref()
-        .map(|(c, _)| *c)
-        .or(spec.map(|s| s.max_context));
+    let context = s.max_model_len.as_ref().map(|(c, _)| *c).or(spec.map(|sp| {
+        s.model.as_ref().map_or(sp.max_context, |(m, _)| {
+            gpulint_fit::models::context_of(m, sp)
+        })
+    }));
     let engine = match s.engine {
         Engine::Tgi => EngineKind::Tgi,
         Engine::Sglang => EngineKind::Sglang,

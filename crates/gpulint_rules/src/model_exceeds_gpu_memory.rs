@@ -1,12 +1,14 @@
 //! `model-exceeds-gpu-memory`: the model served does not fit the GPUs the pod is given.
 
-use super::{Report, Rule, RuleContext, RuleMeta, Served, pod_gpu, pod_gpu_choices, served};
+use super::{
+    Report, Rule, RuleContext, RuleMeta, Served, pod_gpu, pod_gpu_choices, served, served_on,
+};
 use gpulint_diagnostics::{Category, Severity};
 use gpulint_facts::Confidence;
 use gpulint_fit::engine::engine;
 use gpulint_fit::plan::cheapest_fix;
 use gpulint_fit::{Fit, Verdict, estimate, human_bytes, verdict};
-use gpulint_model::{Inventory, PodShape, Value, Workload};
+use gpulint_model::{Inventory, PodShape, Span, Value, Workload};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Error,
@@ -39,109 +41,159 @@ impl Rule for ModelExceedsGpuMemory {
                     }
                     continue;
                 };
-                // Never fail a build on an unconfirmed fact.
-                if gpu.confidence == Confidence::U
-                    || s.request
-                        .spec
-                        .is_some_and(|m| m.confidence == Confidence::U)
-                {
-                    continue;
-                }
-                let r = &s.request;
-                let e = estimate(r, Some(gpu));
-                let v = verdict(&e, r, gpu);
-                let severity = match v.verdict {
-                    Fit::Fits => continue,
-                    Fit::Tight => Severity::Warning,
-                    Fit::DoesNotFit => Severity::Error,
-                };
-                let p = &e.per_gpu;
-                let mut parts = vec![format!("{} of weights", human_bytes(p.weights_bytes))];
-                if let Some(c) = r.context.filter(|_| p.kv_cache_bytes > 0) {
-                    parts.push(format!(
-                        "{} of KV cache for {c} tokens",
-                        human_bytes(p.kv_cache_bytes)
-                    ));
-                }
-                if p.activation_bytes > 0 {
-                    parts.push(format!(
-                        "{} of activation peak",
-                        human_bytes(p.activation_bytes)
-                    ));
-                }
-                let (dominant, _) = p.dominant(false);
-                // When what lives outside the budget is what runs short, say so.
-                let left = v.device_bytes.saturating_sub(v.usable_bytes);
-                let outside = if e.outside_bytes > left {
-                    format!(
-                        "; the CUDA context and graphs need {} outside the budget, in the {} it \
-                         leaves",
-                        human_bytes(e.outside_bytes),
-                        human_bytes(left)
-                    )
-                } else {
-                    String::new()
-                };
-                let name = engine(r.serve.engine).map_or("the server", |f| f.name.as_str());
-                let state = match v.verdict {
-                    Fit::Tight if v.fits => format!(
-                        "only {} to spare, within the estimate's ±{} band: it may not start",
-                        human_bytes(v.margin_bytes.unsigned_abs()),
-                        human_bytes(v.band_bytes)
-                    ),
-                    Fit::Tight => format!(
-                        "{} short, within the estimate's ±{} band: it may not start",
-                        human_bytes(v.shortfall_bytes),
-                        human_bytes(v.band_bytes)
-                    ),
-                    _ => format!(
-                        "{} short, beyond the estimate's ±{} band",
-                        human_bytes(v.shortfall_bytes),
-                        human_bytes(v.band_bytes)
-                    ),
-                };
-                let fix = cheapest_fix(r, gpu).map_or_else(
-                    || "no change gpulint can size makes it fit on up to 8 catalog GPUs; ".into(),
-                    |f| format!("the cheapest change that fits is {}; ", f.change),
-                );
-                cx.report_as(
-                    severity,
-                    Report {
-                        message: format!(
-                            "`{}` serves {} at {} on {} × {}: {} per GPU ({}; the largest part is \
-                             the {dominant}) against {} budgeted by {name} ({:.2} of {}){outside}: \
-                             {state}",
-                            w.subject,
-                            s.label,
-                            r.precision,
-                            r.gpus,
-                            gpu.name,
-                            human_bytes(v.need_bytes),
-                            parts.join(", "),
-                            human_bytes(v.usable_bytes),
-                            r.utilization(),
-                            human_bytes(v.device_bytes),
-                        ),
-                        help: format!(
-                            "{fix}`gpulint fit --model {} --gpu {} --gpus {}{}` shows the breakdown",
-                            s.label,
-                            gpu.id,
-                            r.gpus,
-                            r.context.map_or_else(String::new, |c| format!(" --context {c}")),
-                        ).into(),
-                        subject: w.subject.clone(),
-                        primary: (
-                            s.model_span.clone(),
-                            format!("needs {} per GPU", human_bytes(v.need_bytes)),
-                        ),
-                        secondary: vec![(
-                            gpu_span,
-                            format!("{} budgeted per {}", human_bytes(v.usable_bytes), gpu.name),
-                        )],
-                    },
-                );
+                judge(&w.subject, &s, gpu, gpu_span, cx);
             }
         }
+        // A VM whose start-up script runs the engine on the GPUs of its machine type.
+        let mut seen = Vec::new();
+        for c in &model.capacity {
+            let Some(serving) = &c.serving else { continue };
+            let Some((machines, span)) = c.gpu_machines() else {
+                continue;
+            };
+            let [machine] = machines.as_slice() else {
+                continue;
+            };
+            let Some(set) = &machine.gpus else { continue };
+            let Some(s) = served_on(serving, set.count) else {
+                continue;
+            };
+            // The instances one `count` makes run one script: one finding, on the block.
+            let subject = match c.count_at {
+                Some(_) => gpulint_model::count_block(&c.subject).unwrap_or(&c.subject),
+                None => &c.subject,
+            };
+            let at = (c.header.clone(), subject);
+            if s.request.gpus > set.count || seen.contains(&at) {
+                continue;
+            }
+            judge(subject, &s, set.gpu, span.clone(), cx);
+            seen.push(at);
+        }
+    }
+}
+
+/// Reports `subject`'s model when it does not fit, or only just fits, `gpu`.
+fn judge(
+    subject: &str,
+    s: &Served,
+    gpu: &'static gpulint_facts::Gpu,
+    gpu_span: Span,
+    cx: &mut RuleContext<'_>,
+) {
+    // Never fail a build on an unconfirmed fact.
+    if gpu.confidence == Confidence::U
+        || s.request
+            .spec
+            .is_some_and(|m| m.confidence == Confidence::U)
+    {
+        return;
+    }
+    let r = &s.request;
+    let e = estimate(r, Some(gpu));
+    let v = verdict(&e, r, gpu);
+    let severity = match v.verdict {
+        Fit::Fits => return,
+        Fit::Tight => Severity::Warning,
+        Fit::DoesNotFit => Severity::Error,
+    };
+    let p = &e.per_gpu;
+    let mut parts = vec![format!("{} of weights", human_bytes(p.weights_bytes))];
+    if let Some(c) = r.context.filter(|_| p.kv_cache_bytes > 0) {
+        parts.push(format!(
+            "{} of KV cache for {c} tokens",
+            human_bytes(p.kv_cache_bytes)
+        ));
+    }
+    if p.activation_bytes > 0 {
+        parts.push(format!(
+            "{} of activation peak",
+            human_bytes(p.activation_bytes)
+        ));
+    }
+    let (dominant, _) = p.dominant(false);
+    // When what lives outside the budget is what runs short, say so.
+    let left = v.device_bytes.saturating_sub(v.usable_bytes);
+    let outside = if e.outside_bytes > left {
+        format!(
+            "; the CUDA context and graphs need {} outside the budget, in the {} it \
+             leaves",
+            human_bytes(e.outside_bytes),
+            human_bytes(left)
+        )
+    } else {
+        String::new()
+    };
+    let name = engine(r.serve.engine).map_or("the server", |f| f.name.as_str());
+    let state = match v.verdict {
+        Fit::Tight if v.fits => format!(
+            "only {} to spare, within the estimate's ±{} band: it may not start",
+            human_bytes(v.margin_bytes.unsigned_abs()),
+            human_bytes(v.band_bytes)
+        ),
+        Fit::Tight => format!(
+            "{} short, within the estimate's ±{} band: it may not start",
+            human_bytes(v.shortfall_bytes),
+            human_bytes(v.band_bytes)
+        ),
+        _ => format!(
+            "{} short, beyond the estimate's ±{} band",
+            human_bytes(v.shortfall_bytes),
+            human_bytes(v.band_bytes)
+        ),
+    };
+    let fix = cheapest_fix(r, gpu).map_or_else(
+        || "no change gpulint can size makes it fit on up to 8 catalog GPUs; ".into(),
+        |f| format!("the cheapest change that fits is {}; ", f.change),
+    );
+    cx.report_as(
+        severity,
+        Report {
+            message: format!(
+                "`{}` serves {} at {} on {} × {}: {} per GPU ({}; the largest part is \
+                 the {dominant}) against {} budgeted by {name} ({:.2} of {}){outside}: \
+                 {state}",
+                subject,
+                shown(s),
+                r.precision,
+                r.gpus,
+                gpu.name,
+                human_bytes(v.need_bytes),
+                parts.join(", "),
+                human_bytes(v.usable_bytes),
+                r.utilization(),
+                human_bytes(v.device_bytes),
+            ),
+            help: format!(
+                "{fix}`gpulint fit --model {} --gpu {} --gpus {}{}` shows the breakdown",
+                s.label,
+                gpu.id,
+                r.gpus,
+                r.context
+                    .map_or_else(String::new, |c| format!(" --context {c}")),
+            )
+            .into(),
+            subject: subject.to_string(),
+            primary: (
+                s.model_span.clone(),
+                format!("needs {} per GPU", human_bytes(v.need_bytes)),
+            ),
+            secondary: vec![(
+                gpu_span,
+                format!("{} budgeted per {}", human_bytes(v.usable_bytes), gpu.name),
+            )],
+        },
+    );
+}
+
+/// The model as written, and the registry's model it is sized as when that is another
+/// (`deepseek-ai/DeepSeek-R1-Distill-Llama-8B (sized as meta-llama/Llama-3.1-8B)`).
+fn shown(s: &Served) -> String {
+    match s.request.spec {
+        Some(spec) if !spec.id.eq_ignore_ascii_case(&s.label) => {
+            format!("{} (sized as {})", s.label, spec.id)
+        }
+        _ => s.label.clone(),
     }
 }
 
@@ -203,7 +255,7 @@ fn beyond_every_gpu(
              closest, it needs {} per GPU against {} budgeted, {} short, beyond the estimate's \
              ±{} band",
             w.subject,
-            s.label,
+            shown(s),
             r.precision,
             r.gpus,
             r.gpus,
