@@ -443,11 +443,11 @@ mod tests {
     fn an_instruct_checkpoint_is_served_at_its_own_configs_context() {
         // Qwen2.5's base config declares 131072 tokens, its Instruct config 32768.
         let ctx = |name: &str| context_of(name, lookup(name).expect("in the registry"));
-        assert_eq!(ctx("Qwen/Qwen2.5-7B-Instruct"), 32768);
-        assert_eq!(ctx("qwen/qwen2.5-72b-instruct-awq"), 32768);
-        assert_eq!(ctx("Qwen/Qwen2.5-7B"), 131072);
+        assert_eq!(ctx("Qwen/Qwen2.5-7B-Instruct"), 32_768);
+        assert_eq!(ctx("qwen/qwen2.5-72b-instruct-awq"), 32_768);
+        assert_eq!(ctx("Qwen/Qwen2.5-7B"), 131_072);
         // A model whose Instruct config says the same keeps it.
-        assert_eq!(ctx("meta-llama/Llama-3.1-8B-Instruct"), 131072);
+        assert_eq!(ctx("meta-llama/Llama-3.1-8B-Instruct"), 131_072);
     }
 
     #[test]
