@@ -30,6 +30,10 @@ impl Rule for GpuPoolNeverScalesToZero {
             let Some(held) = c.held_gpus() else {
                 continue;
             };
+            // A group that may hold no machine at all runs none, whatever holds it up.
+            if matches!(c.scale.max, Value::Known(0, _)) {
+                continue;
+            }
             // An unknown minimum that is bounded (a per-zone minimum over zones gpulint
             // cannot count, `max(2, var.n)`) is judged at its bound.
             let (min, min_span, bounded) = match (&c.scale.min, &c.scale.min_at_least) {
