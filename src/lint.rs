@@ -16,6 +16,7 @@ use crate::parse::{self, Parsed, Syntax};
 use crate::source::{FileId, FileKind, SourceDb, SourceFile, Stamp};
 use crate::suppress::{self, Directive};
 
+mod scripts;
 mod terraform;
 use crate::{filter, lower, rules};
 use terraform::{
@@ -313,6 +314,8 @@ pub struct Read {
     pub unload: bool,
     /// Things skipped on the way, for stderr.
     pub notes: Vec<String>,
+    /// The paths `file()` and `templatefile()` calls name, with the file that names each.
+    pub scripts: Vec<(FileId, String)>,
 }
 
 /// Discovers, reads and parses the files of a run: the first half of [`lint`], on its own
@@ -446,6 +449,7 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
         bound,
         unload: how.unload,
         notes: found.notes,
+        scripts: Vec::new(),
     };
     let mut templates = Vec::new();
     for l in loaded {
@@ -457,6 +461,8 @@ pub fn read(opts: &Options, stdin: impl std::io::Read) -> Result<Read, String> {
     run.notes.extend(callers);
     let local = load_local_modules(&mut run, &mut seen, &how);
     run.notes.extend(local);
+    let scripts = scripts::load(&mut run, &mut seen, &how);
+    run.notes.extend(scripts);
     run.notes.extend(templates_note(&templates));
     let unapplied = unapplied_tfvars(&run, &how);
     run.notes.extend(unapplied);
@@ -496,7 +502,10 @@ impl Read {
         self.lowered.push(l.lowered);
         self.directed.push(l.directives.is_some());
         self.directives.extend(l.directives.into_iter().flatten());
-        self.db.add(l.file)
+        let id = self.db.add(l.file);
+        self.scripts
+            .extend(l.scripts.into_iter().map(|path| (id, path)));
+        id
     }
 }
 
@@ -615,6 +624,8 @@ struct Loaded {
     directives: Option<Vec<Directive>>,
     /// A YAML template, skipped.
     template: bool,
+    /// The paths a Terraform file's `file()` and `templatefile()` calls name, as written.
+    scripts: Vec<String>,
 }
 
 /// Reads, decodes and parses one file, and lowers it when it is YAML. Never fails:
@@ -622,6 +633,11 @@ struct Loaded {
 fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Loaded {
     let defer = how.defer && !how.var_files.contains(&id);
     let (mut file, mut parsed) = read_one(input, bytes, how, defer);
+    // Read before the text is let go of.
+    let scripts = match file.kind {
+        FileKind::Terraform => scripts::named_in(file.text()),
+        _ => Vec::new(),
+    };
     let template = is_template(&file, &parsed);
     if template {
         parsed = Parsed::skipped();
@@ -637,6 +653,7 @@ fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Load
             lowered: None,
             directives: None,
             template,
+            scripts,
         };
     };
     let lowered = lower::lower_yaml(id, &file, docs, how.limits);
@@ -663,6 +680,7 @@ fn load(id: FileId, input: Input, bytes: Option<Vec<u8>>, how: &Reading) -> Load
         lowered: Some(Box::new(lowered)),
         directives: Some(directives),
         template,
+        scripts,
     }
 }
 

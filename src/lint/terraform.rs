@@ -82,7 +82,7 @@ fn want(
 
 /// Reads `wanted` in parallel and adds it to the run: the ids the files got. They are
 /// Terraform, so no template is among them.
-fn read_wanted(
+pub(super) fn read_wanted(
     run: &mut Read,
     wanted: Vec<(Input, Option<Vec<u8>>)>,
     how: &Reading,

@@ -543,3 +543,57 @@ fn ignore_files_are_bounded_in_tree_and_stop_at_the_checkout_root() {
     );
     assert!(!notes.contains("hunter2") && !stdout(&o).contains("hunter2"));
 }
+
+/// The files Terraform's `file()` and `templatefile()` read are read into the run only
+/// from inside the checkout: not through `..` past it, a link out of it, an absolute
+/// path, or a FIFO (which would hang the run).
+#[test]
+fn scripts_terraform_reads_are_read_only_from_inside_the_checkout() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let serve = "#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct --port 8000\n";
+    write(d, "outside.sh", serve);
+    std::fs::create_dir_all(d.join("repo/.git")).unwrap();
+    write(d, "repo/inside.sh", serve);
+    symlink("../outside.sh", d.join("repo/link.sh")).unwrap();
+    let fifo = mkfifo(&d.join("repo/fifo.sh"));
+    let vm = |name: &str, script: &str| {
+        format!(
+            "resource \"aws_instance\" \"{name}\" {{\n  instance_type = \"g5.xlarge\"\n  \
+             user_data = file(\"{script}\")\n}}\n"
+        )
+    };
+    let absolute = d.join("outside.sh").display().to_string();
+    let tf = [
+        vm("inside", "${path.module}/inside.sh"),
+        vm("parent", "${path.module}/../outside.sh"),
+        vm("link", "link.sh"),
+        vm("absolute", &absolute),
+        vm("fifo", "fifo.sh"),
+    ]
+    .concat();
+    write(d, "repo/main.tf", tf);
+
+    let o = run(d, &["check", "--format", "json", "repo"]);
+    let fits: Vec<(String, String)> = rule_files(&o)
+        .into_iter()
+        .filter(|(rule, _)| rule == "model-exceeds-gpu-memory")
+        .collect();
+    assert_eq!(
+        fits,
+        pairs(&[("model-exceeds-gpu-memory", "repo/inside.sh")]),
+        "{o:?}"
+    );
+    let subjects: Vec<String> = json(&o)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "model-exceeds-gpu-memory")
+        .map(|f| f["subject"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(subjects, ["aws_instance.inside"]);
+    assert!(
+        fifo || cfg!(not(target_os = "linux")),
+        "mkfifo is there on Linux"
+    );
+}

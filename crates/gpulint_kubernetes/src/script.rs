@@ -10,8 +10,9 @@ const RUNTIMES: [&str; 4] = ["docker", "podman", "nerdctl", "ctr"];
 
 /// A script's command lines as words, in order: a line continued with a trailing `\` is
 /// one line, comments are left out, quotes and a closing `;` are trimmed from each word,
-/// and `$NAME` or `${NAME}` is replaced by what an earlier `NAME=value` (or `export
-/// NAME=value`) line of the script set.
+/// and `$NAME` or `${NAME}` is replaced by what an earlier `NAME=value`, `NAME="several
+/// words"` (or `export NAME=…`) line of the script set, before the line is split, as the
+/// shell expands an unquoted variable into words.
 pub fn script_commands(text: &str) -> Vec<Vec<String>> {
     let joined = text.replace("\\\n", " ");
     let mut set: Vec<(String, String)> = Vec::new();
@@ -21,45 +22,42 @@ pub fn script_commands(text: &str) -> Vec<Vec<String>> {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        let line = substitute(line, &set);
+        if let Some((name, value)) = assignment(&line) {
+            set.retain(|(n, _)| *n != name);
+            set.push((name, value));
+        }
         let words: Vec<String> = line
             .split_whitespace()
             .map(|w| w.trim_matches(|c| matches!(c, '"' | '\'' | '\\' | ';')))
             .filter(|w| !w.is_empty())
-            .map(|w| substitute(w, &set))
+            .map(str::to_string)
             .collect();
-        if let Some((name, value)) = assignment(&words) {
-            set.retain(|(n, _)| *n != name);
-            set.push((name, value));
-        }
         out.push(words);
     }
     out
 }
 
-/// `NAME=value` or `export NAME=value`, alone on its line.
-fn assignment(words: &[String]) -> Option<(String, String)> {
-    let word = match words {
-        [w] => w,
-        [export, w] if export == "export" => w,
-        _ => return None,
-    };
-    let (name, value) = word.split_once('=')?;
+/// `NAME=value`, `NAME="a value"` or `export NAME=…`, alone on its line.
+fn assignment(line: &str) -> Option<(String, String)> {
+    let line = line.strip_prefix("export ").unwrap_or(line).trim();
+    let (name, value) = line.split_once('=')?;
     let valid = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    valid.then(|| {
-        (
-            name.to_string(),
-            value.trim_matches(['"', '\'']).to_string(),
-        )
-    })
+    let value = match value.chars().next() {
+        Some(q @ ('"' | '\'')) => value.strip_prefix(q)?.strip_suffix(q)?,
+        _ if value.contains(char::is_whitespace) => return None,
+        _ => value,
+    };
+    valid.then(|| (name.to_string(), value.to_string()))
 }
 
-/// `word` with each `$NAME` and `${NAME}` that `set` holds replaced by its value.
-fn substitute(word: &str, set: &[(String, String)]) -> String {
-    if !word.contains('$') {
-        return word.to_string();
+/// `text` with each `$NAME` and `${NAME}` that `set` holds replaced by its value.
+fn substitute(text: &str, set: &[(String, String)]) -> String {
+    if !text.contains('$') {
+        return text.to_string();
     }
-    let mut w = word.to_string();
+    let mut w = text.to_string();
     // Longest names first, so `$MODEL_ID` is not read as `$MODEL` followed by `_ID`.
     let mut by_length: Vec<&(String, String)> = set.iter().collect();
     by_length.sort_by_key(|(n, _)| std::cmp::Reverse(n.len()));
@@ -176,6 +174,20 @@ mod tests {
         // A longer name is not read as a shorter one followed by text.
         let lines = script_commands("M=a\nM_ID=b\necho $M_ID ${M} $MX");
         assert_eq!(lines[2], ["echo", "b", "a", "$MX"]);
+        // A quoted value of several words expands into words where it is used.
+        let text = "ARGS=\"--model m --max-model-len 8192\"\ndocker run img ${ARGS}\n";
+        assert_eq!(
+            script_commands(text)[1],
+            [
+                "docker",
+                "run",
+                "img",
+                "--model",
+                "m",
+                "--max-model-len",
+                "8192"
+            ]
+        );
     }
 
     #[test]

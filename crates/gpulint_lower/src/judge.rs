@@ -138,6 +138,9 @@ impl Judge<'_, '_> {
                 .map(|(_, f)| *f),
         );
         // A file that did not parse adds nothing; it is reported as `parse-error`.
+        if let Some(first) = tree.folders[dir].first() {
+            gpulint_terraform::scripts::set_root(first.id);
+        }
         let mut module = Module::new(&tree.folders[dir], &vars);
         // No `--var-file` for it: the files beside it that a user would name are choices.
         if vars.len() == before {

@@ -410,6 +410,14 @@ pub fn lower_with(
         .map(|(_, f)| f.len() as u64)
         .sum();
     let run = budget::begin(limits, terraform_bytes);
+    let _scripts = gpulint_terraform::scripts::begin(
+        db.iter()
+            .filter(|(_, f)| f.kind == FileKind::Script && f.is_loaded())
+            .filter_map(|(_, f)| Some((f.path()?.to_path_buf(), f.text().into()))),
+        db.iter()
+            .filter(|(_, f)| f.kind != FileKind::Script)
+            .filter_map(|(id, f)| Some((id, f.path()?.parent()?.to_path_buf()))),
+    );
     // Origins left by an earlier run on this thread are not this run's.
     drop(eval::take_instances());
     drop(eval::take_caveats());
@@ -452,7 +460,7 @@ pub fn lower_with(
                 files.push((base.to_string(), id));
             }
             FileKind::Plan => plans.extend(tf_file(parsed, None, id)),
-            FileKind::Yaml => {}
+            FileKind::Yaml | FileKind::Script => {}
         }
     }
     let globals: Vec<(Option<&str>, TfFile<'_>)> = var_files

@@ -229,8 +229,9 @@ pub(crate) fn startup_engine(c: &mut gpulint_model::Capacity, b: &gpulint_terraf
 /// script's value is placed where it is used (`metadata_startup_script =
 /// local.startup_script`), while the line to change is the one that names the model, in
 /// the heredoc it is written in. Looked for where the script's value is written, then in
-/// the rest of that file (read again through `reread` when the run let go of it); left
-/// where it is when the name is not written there (a variable of the script set it).
+/// the rest of that file (read again through `reread` when the run let go of it), then in
+/// the scripts the run read for `file()` calls; left where it is when the name is written
+/// in none of them.
 pub(crate) fn place_served_model(
     db: &gpulint_source::SourceDb,
     reread: &dyn Fn(gpulint_source::FileId) -> Option<std::sync::Arc<str>>,
@@ -258,6 +259,16 @@ pub(crate) fn place_served_model(
         .map(|i| i + range.start);
     if let Some(at) = within.or_else(|| text.find(model.as_str())) {
         *span = gpulint_model::Span::new(span.file, at..at + model.len());
+        return;
+    }
+    // A script the run read for a `file()` or `templatefile()` call.
+    let script = db.iter().find_map(|(id, f)| {
+        let at = (f.kind == gpulint_source::FileKind::Script && f.is_loaded())
+            .then(|| f.text().find(model.as_str()))??;
+        Some(gpulint_model::Span::new(id, at..at + model.len()))
+    });
+    if let Some(at) = script {
+        *span = at;
     }
 }
 

@@ -34,6 +34,9 @@ pub enum FileKind {
     /// Terraform plan JSON (`terraform show -json`): any other `.json`, read only when
     /// named.
     Plan,
+    /// A file a Terraform `file()` or `templatefile()` call reads (a VM's start-up
+    /// script), held as text for what the machine runs: never parsed or linted on its own.
+    Script,
 }
 
 impl FileKind {

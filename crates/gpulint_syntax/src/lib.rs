@@ -209,6 +209,8 @@ fn parse_by_kind(file: &SourceFile, limits: &Limits) -> Parsed {
         FileKind::Terraform => from_json(file, json::config_to_hcl),
         FileKind::TfVars => from_json(file, json::vars_to_hcl),
         FileKind::Plan => from_json(file, json::plan_to_hcl),
+        // Text a Terraform file reads: what it says is read where it is used.
+        FileKind::Script => Parsed::skipped(),
         FileKind::Yaml => {
             let stream = yaml::parse_with(file, limits);
             Parsed {

@@ -105,7 +105,7 @@ const HAS_UNKNOWN: &str = "a value with an unknown part";
 
 /// Functions whose result shows an unknown part of their arguments (they copy, pick or
 /// join values): the others get their arguments through [`KNOWN`].
-const CARRY_UNKNOWN: [&str; 19] = [
+const CARRY_UNKNOWN: [&str; 20] = [
     "merge",
     "concat",
     "flatten",
@@ -125,6 +125,8 @@ const CARRY_UNKNOWN: [&str; 19] = [
     "element",
     "join",
     "tostring",
+    // It renders the values it knows and leaves the others' interpolations as written.
+    "templatefile",
 ];
 
 /// A whole number as Terraform converts one: a number, or a string that reads as one.

@@ -32,7 +32,9 @@ pub fn declare(ctx: &mut Context<'_>) {
             FuncDef::builder().variadic_param(ParamType::Any).build(f),
         );
     }
-    let fixed: [(&str, usize, Func); 28] = [
+    let fixed: [(&str, usize, Func); 30] = [
+        ("file", 1, file),
+        ("templatefile", 2, templatefile),
         ("one", 1, one),
         ("compact", 1, compact),
         ("distinct", 1, distinct),
@@ -500,6 +502,25 @@ fn range(args: FuncArgs) -> Result<Value, String> {
         x = next;
     }
     Ok(Value::Array(out))
+}
+
+/// The text of a file the run read for this ([`crate::scripts`]); any other does not
+/// evaluate.
+fn file(args: FuncArgs) -> Result<Value, String> {
+    let path = string(&args[0])?;
+    crate::scripts::read(&path)
+        .map(|t| Value::String(t.to_string()))
+        .ok_or_else(|| "a file gpulint did not read".into())
+}
+
+/// [`file`], rendered with the values given ([`crate::scripts::render`]).
+fn templatefile(args: FuncArgs) -> Result<Value, String> {
+    let path = string(&args[0])?;
+    let text = crate::scripts::read(&path).ok_or("a file gpulint did not read")?;
+    match &args[1] {
+        Value::Object(vars) => Ok(Value::String(crate::scripts::render(&text, vars))),
+        _ => Err("templatefile takes an object of values".into()),
+    }
 }
 
 fn trimspace(args: FuncArgs) -> Result<Value, String> {

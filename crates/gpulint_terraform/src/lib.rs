@@ -19,6 +19,7 @@ pub mod budget;
 pub mod eval;
 pub mod functions;
 pub mod provenance;
+pub mod scripts;
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -321,6 +322,14 @@ impl<'a> Module<'a> {
         scope.set_in_files(in_files);
         scope.set_descriptions(descriptions);
         scope.declare("var", hcl::Value::Object(vars));
+        // `file("${path.module}/run.sh")` reads what the run read ([`scripts`]).
+        if let Some(first) = files.first() {
+            let mut path = hcl::Map::new();
+            path.insert("module".into(), scripts::module_marker(first.id).into());
+            path.insert("root".into(), scripts::ROOT_MARKER.into());
+            path.insert("cwd".into(), scripts::ROOT_MARKER.into());
+            scope.declare("path", hcl::Value::Object(path));
+        }
         let vars = scope.set_origins(origins);
         crate::eval::record_instance(gpulint_model::Instance {
             prefix: prefix.clone(),
