@@ -661,9 +661,9 @@ fn an_indexed_entry_is_traced_and_a_deep_module_finds_its_caller() {
 }
 
 /// A finding inside a local module names the call that deploys it; when two roots call the
-/// module under the same name, the finding cannot tell which, and names neither.
+/// module under the same name, the one finding names both.
 #[test]
-fn the_call_that_deploys_a_module_is_named_only_when_it_is_certain() {
+fn the_calls_that_deploy_a_module_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     crate::common::write(
@@ -694,5 +694,8 @@ fn the_call_that_deploys_a_module_is_named_only_when_it_is_certain() {
             .collect()
     };
     assert_eq!(calls(&["a"]), vec!["a/main.tf".to_string()]);
-    assert_eq!(calls(&["a", "b"]), Vec::<String>::new());
+    assert_eq!(
+        calls(&["a", "b"]),
+        vec!["a/main.tf".to_string(), "b/main.tf".to_string()]
+    );
 }

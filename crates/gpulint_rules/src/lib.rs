@@ -480,22 +480,25 @@ pub fn add_related(
     }
 }
 
-/// A finding inside a local module names the call that deploys it, last, where nothing
-/// else it points at is: the root a user reads, with the inputs it gives. Returns the
-/// files those calls are in, to be read for the report.
+/// A finding inside a local module names the calls that deploy it, last, where nothing
+/// else it points at is: the root a user reads, with the inputs it gives. Two roots that
+/// call the module under one name (`module.gpu` in `dev/` and in `prod/`) give one
+/// finding: each call is named, up to [`MAX_CALLS`]. Returns the files those calls are
+/// in, to be read for the report.
 pub fn add_calls(
     origins: &[gpulint_model::Instance],
     findings: &mut [Finding],
 ) -> Vec<gpulint_source::FileId> {
     let mut files = Vec::new();
     for f in findings {
-        let Some((name, call)) = outermost_call(origins, &f.subject, f.primary.file) else {
-            continue;
-        };
+        let calls = outermost_calls(origins, &f.subject, f.primary.file);
         let mut points = std::iter::once(&f.primary)
             .chain(&f.secondary)
             .chain(&f.related);
-        if !points.any(|l| l.file == call.file) {
+        if calls.is_empty() || points.any(|l| calls.iter().any(|(_, c)| l.file == c.file)) {
+            continue;
+        }
+        for (name, call) in calls {
             files.push(call.file);
             f.related.push(Label::new(
                 call.file,
@@ -507,42 +510,63 @@ pub fn add_calls(
     files
 }
 
-/// The outermost `module` call a finding was made through (`module.gpu` of
-/// `module.gpu.module.pool.aws_instance.x`), and where it is written. Subjects repeat
-/// across the roots of a run (two samples may each call `module.gke`), so the chain is
-/// followed from the module instance whose files hold the finding's `file`, up through the
-/// instance whose files hold each call; where two roots fit alike, no call is named.
-fn outermost_call<'a>(
+/// Calls named on one finding, at most.
+const MAX_CALLS: usize = 3;
+
+/// The outermost `module` calls a finding was made through (`module.gpu` of
+/// `module.gpu.module.pool.aws_instance.x`), and where each is written, in file order.
+/// Subjects repeat across the roots of a run (two samples may each call `module.gke`), so
+/// each chain is followed from the module instances whose files hold the finding's
+/// `file`, up through the instances whose files hold each call.
+fn outermost_calls<'a>(
     origins: &'a [gpulint_model::Instance],
     subject: &str,
     file: gpulint_source::FileId,
-) -> Option<(&'a str, &'a gpulint_model::Span)> {
-    // The one instance of the longest prefix that fits, when its call is not in doubt.
+) -> Vec<(&'a str, &'a gpulint_model::Span)> {
+    // The instances of the longest prefix that fit, one per call.
     let deepest = |fits: &dyn Fn(&gpulint_model::Instance) -> bool| {
         let found: Vec<&'a gpulint_model::Instance> = origins
             .iter()
             .filter(|i| !i.prefix.is_empty() && fits(i))
             .collect();
-        let longest = found.iter().map(|i| i.prefix.len()).max()?;
-        let mut at = found.into_iter().filter(|i| i.prefix.len() == longest);
-        let first = at.next()?;
-        at.all(|i| i.call == first.call).then_some(first)
+        let longest = found.iter().map(|i| i.prefix.len()).max().unwrap_or(0);
+        let mut at: Vec<&'a gpulint_model::Instance> = Vec::new();
+        for i in found.into_iter().filter(|i| i.prefix.len() == longest) {
+            if !at.iter().any(|a| a.call == i.call) {
+                at.push(i);
+            }
+        }
+        at
     };
-    let mut at = deepest(&|i| subject.starts_with(&i.prefix) && i.files.contains(&file))?;
-    // Module nesting is bounded by the module depth limit; so is this walk.
-    loop {
-        let call = at.call.as_ref()?;
+    let mut out: Vec<(&'a str, &'a gpulint_model::Span)> = Vec::new();
+    let mut todo = deepest(&|i| subject.starts_with(&i.prefix) && i.files.contains(&file));
+    // Module nesting is bounded by the module depth limit; the walk is bounded too.
+    let mut steps = 0;
+    while let Some(at) = todo.pop() {
+        steps += 1;
+        if steps > 256 {
+            break;
+        }
+        let Some(call) = at.call.as_ref() else {
+            continue;
+        };
         let prefix = &at.prefix;
-        let parent = deepest(&|i| {
+        let parents = deepest(&|i| {
             i.prefix.len() < prefix.len()
                 && prefix.starts_with(&i.prefix)
                 && i.files.contains(&call.file)
         });
-        match parent {
-            Some(p) => at = p,
-            None => return Some((at.prefix.trim_end_matches('.'), call)),
+        if parents.is_empty() {
+            if !out.iter().any(|(_, c)| *c == call) {
+                out.push((at.prefix.trim_end_matches('.'), call));
+            }
+        } else {
+            todo.extend(parents);
         }
     }
+    out.sort_by_key(|(_, c)| (c.file, c.range().start));
+    out.truncate(MAX_CALLS);
+    out
 }
 
 /// The variable an expression's text reads, when it is a reference to one and nothing

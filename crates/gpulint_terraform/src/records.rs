@@ -56,9 +56,11 @@ pub fn intern(s: &str) -> Arc<str> {
     })
 }
 
-/// Records a module instance and where its variables were set (nothing when none was).
+/// Records a module instance and where its variables were set: a root module only when
+/// one was.
 pub fn record_instance(instance: Instance) {
-    if !instance.vars.is_empty() {
+    // A call's instance names the call that deploys its findings, whatever it passes.
+    if !instance.vars.is_empty() || instance.call.is_some() {
         INSTANCES.with(|i| i.borrow_mut().push(instance));
     }
 }
