@@ -384,12 +384,29 @@ impl<'a> Block<'a> {
     pub fn untaken_str(&self, key: &str) -> Option<(String, Span, String)> {
         let owner = self.owner(key)?;
         let e = owner.expr(key)?;
-        let (other, condition) =
-            crate::instances::untaken(&owner.scope, e, |x| owner.scope.eval(x))?;
-        let hcl::Value::String(s) = owner.scope.eval(other)? else {
+        let scope = &owner.scope;
+        if let Some((other, condition)) = crate::instances::untaken(scope, e, |x| scope.eval(x)) {
+            let hcl::Value::String(s) = scope.eval(other)? else {
+                return None;
+            };
+            return Some((s, owner.expr_span(other), condition));
+        }
+        // Through a local written as the conditional: `instance_type = local.selected`.
+        let local = plain_local(e)?;
+        let c = scope.conditional(local)?;
+        let (other, condition) = crate::instances::untaken(scope, &c.expr, |x| scope.eval(x))?;
+        let Expression::Conditional(cond) = &c.expr else {
             return None;
         };
-        Some((s, owner.expr_span(other), condition))
+        let at = if std::ptr::eq(other, &cond.true_expr) {
+            c.true_at.clone()
+        } else {
+            c.false_at.clone()
+        };
+        let hcl::Value::String(s) = scope.eval(other)? else {
+            return None;
+        };
+        Some((s, at, condition))
     }
 
     pub fn u64(&self, key: &str) -> Value<u64> {
@@ -826,6 +843,20 @@ pub fn references(expr: &Expression) -> Vec<ResourceRef> {
     let mut c = Collect(Vec::new());
     visit_expr(&mut c, expr);
     c.0
+}
+
+/// `NAME` of an expression that is `local.NAME` and nothing else.
+fn plain_local(e: &Expression) -> Option<&str> {
+    let Expression::Traversal(t) = e else {
+        return None;
+    };
+    let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
+        return None;
+    };
+    match op.value() {
+        TraversalOperator::GetAttr(name) if root.as_str() == "local" => Some(name.as_str()),
+        _ => None,
+    }
 }
 
 fn is_reserved_root(root: &Ident) -> bool {

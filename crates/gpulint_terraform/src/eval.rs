@@ -59,6 +59,18 @@ pub struct Scope {
     /// a block made by `count = var.replicas > 0 ? 1 : 0`, read as made, has `replicas` of
     /// at least 1.
     bounds: Rc<HashMap<String, u64>>,
+    /// The locals written as `cond ? a : b`, with where each branch is written: a machine
+    /// type read through one (`instance_type = local.selected`) has a branch a user can
+    /// switch to.
+    conditionals: Rc<HashMap<String, Conditional>>,
+}
+
+/// A local written as a conditional, and where its branches are written.
+#[derive(Debug)]
+pub(crate) struct Conditional {
+    pub(crate) expr: Expression,
+    pub(crate) true_at: gpulint_model::Span,
+    pub(crate) false_at: gpulint_model::Span,
 }
 
 thread_local! {
@@ -266,7 +278,18 @@ impl Scope {
             enabled: None,
             descriptions: Rc::default(),
             bounds: Rc::default(),
+            conditionals: Rc::default(),
         }
+    }
+
+    /// Names the locals written as conditionals.
+    pub(crate) fn set_conditionals(&mut self, locals: HashMap<String, Conditional>) {
+        self.conditionals = Rc::new(locals);
+    }
+
+    /// The local `name`, when it is written as a conditional.
+    pub(crate) fn conditional(&self, name: &str) -> Option<&Conditional> {
+        self.conditionals.get(name)
     }
 
     /// Names each variable's description.
@@ -402,6 +425,7 @@ impl Scope {
             enabled: self.enabled.clone(),
             descriptions: Rc::clone(&self.descriptions),
             bounds,
+            conditionals: Rc::clone(&self.conditionals),
         })
     }
 

@@ -573,6 +573,29 @@ pub(crate) fn resolve_locals(scope: &mut Scope, files: &[TfFile<'_>]) {
         .map(|(name, _)| name.clone())
         .collect();
     scope.set_knobs(knobs.clone());
+    let conditionals = defs
+        .iter()
+        .enumerate()
+        .filter(|(i, (name, _, _))| index.get(name) == Some(i))
+        .filter_map(|(_, (name, expr, file))| {
+            let Expression::Conditional(c) = expr else {
+                return None;
+            };
+            let at = |e: &Expression| {
+                gpulint_model::Span::new(
+                    file.id,
+                    in_file(file.remap, hcl_edit::Span::span(e).unwrap_or(0..0)),
+                )
+            };
+            let conditional = crate::eval::Conditional {
+                expr: (*expr).clone(),
+                true_at: at(&c.true_expr),
+                false_at: at(&c.false_expr),
+            };
+            Some((name.clone(), conditional))
+        })
+        .collect();
+    scope.set_conditionals(conditionals);
     let mut state = vec![State::New; defs.len()];
     let mut known = hcl::Map::new();
     // The order the locals were evaluated in: each after those it names.
