@@ -398,7 +398,7 @@ impl<'a> Block<'a> {
         let Expression::Conditional(cond) = &c.expr else {
             return None;
         };
-        let at = if std::ptr::eq(other, &cond.true_expr) {
+        let at = if std::ptr::eq(other, std::ptr::from_ref(&cond.true_expr)) {
             c.true_at.clone()
         } else {
             c.false_at.clone()
