@@ -392,7 +392,7 @@ impl<'a> Block<'a> {
             return Some((s, owner.expr_span(other), condition));
         }
         // Through a local written as the conditional: `instance_type = local.selected`.
-        let local = plain_local(e)?;
+        let local = crate::instances::bare_reference(e, "local")?;
         let c = scope.conditional(local)?;
         let (other, condition) = crate::instances::untaken(scope, &c.expr, |x| scope.eval(x))?;
         let Expression::Conditional(cond) = &c.expr else {
@@ -843,20 +843,6 @@ pub fn references(expr: &Expression) -> Vec<ResourceRef> {
     let mut c = Collect(Vec::new());
     visit_expr(&mut c, expr);
     c.0
-}
-
-/// `NAME` of an expression that is `local.NAME` and nothing else.
-fn plain_local(e: &Expression) -> Option<&str> {
-    let Expression::Traversal(t) = e else {
-        return None;
-    };
-    let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
-        return None;
-    };
-    match op.value() {
-        TraversalOperator::GetAttr(name) if root.as_str() == "local" => Some(name.as_str()),
-        _ => None,
-    }
 }
 
 fn is_reserved_root(root: &Ident) -> bool {

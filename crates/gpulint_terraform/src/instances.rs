@@ -362,14 +362,20 @@ impl Toggled {
 
 /// The variable an expression is, and nothing else: `var.replicas` gives `replicas`.
 pub(crate) fn bare_variable(expr: &Expression) -> Option<&str> {
+    bare_reference(expr, "var")
+}
+
+/// The name an expression is under `root`, and nothing else: `local.selected` gives
+/// `selected` under `local`.
+pub(crate) fn bare_reference<'e>(expr: &'e Expression, root: &str) -> Option<&'e str> {
     let Expression::Traversal(t) = expr else {
         return None;
     };
-    let (Expression::Variable(root), [op]) = (&t.expr, &t.operators[..]) else {
+    let (Expression::Variable(written), [op]) = (&t.expr, &t.operators[..]) else {
         return None;
     };
     match op.value() {
-        TraversalOperator::GetAttr(name) if root.as_str() == "var" => Some(name.as_str()),
+        TraversalOperator::GetAttr(name) if written.as_str() == root => Some(name.as_str()),
         _ => None,
     }
 }
