@@ -483,7 +483,7 @@ pub fn add_related(
 /// A finding inside a local module names the calls that deploy it, last, where nothing
 /// else it points at is: the root a user reads, with the inputs it gives. Two roots that
 /// call the module under one name (`module.gpu` in `dev/` and in `prod/`) give one
-/// finding: each call is named, up to [`MAX_CALLS`]. Returns the files those calls are
+/// finding: each call is named, up to `MAX_CALLS`. Returns the files those calls are
 /// in, to be read for the report.
 pub fn add_calls(
     origins: &[gpulint_model::Instance],
