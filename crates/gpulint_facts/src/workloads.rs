@@ -222,10 +222,22 @@ pub struct SelfStop {
     commands: Vec<String>,
     schedulers: Vec<String>,
     arg_words: Vec<String>,
+    /// Words in a function's name that say it stops machines (`idle-backstop`,
+    /// `stop-gpu-nightly`).
+    function_words: Vec<String>,
     pub source: String,
 }
 
 impl SelfStop {
+    /// Whether a function's name (a Lambda's resource name or `function_name`) says it
+    /// stops machines: it holds one of the `function_words`, in any case.
+    pub fn function_stops(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        self.function_words
+            .iter()
+            .any(|w| name.contains(w.as_str()))
+    }
+
     /// Whether a variable a start-up script is rendered with tells it to stop the machine:
     /// its name holds one of the `arg_words` and its value is not off.
     pub fn arg_stops(&self, key: &str, value: &str) -> bool {

@@ -65,6 +65,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
             &schedule.header(),
         );
     }
+    super::lambda::scheduled_stops(module, &mut out.capacity[first..]);
     for alarm in module.resources_of("aws_cloudwatch_metric_alarm") {
         let Some(stop) = stop_action(&alarm) else {
             continue;
@@ -839,7 +840,9 @@ fn stop_action(alarm: &Resource<'_>) -> Option<StopKind> {
 
 /// The EC2 instances an expression refers to (an alarm's `dimensions`, a schedule's
 /// `input`).
-fn instances_in(expr: Option<&hcl_edit::expr::Expression>) -> Vec<gpulint_terraform::ResourceRef> {
+pub(crate) fn instances_in(
+    expr: Option<&hcl_edit::expr::Expression>,
+) -> Vec<gpulint_terraform::ResourceRef> {
     expr.map(references)
         .unwrap_or_default()
         .into_iter()

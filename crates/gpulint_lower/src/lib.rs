@@ -34,6 +34,7 @@ mod ecs;
 mod judge;
 use judge::{Judge, Judged};
 mod kinds;
+mod lambda;
 mod link;
 mod peers;
 mod provisioners;
