@@ -42,6 +42,11 @@ pub struct Program {
     /// Where [`Program::spans_pods`] comes from.
     #[serde(default)]
     pub spans_pods_source: Option<String>,
+    /// Environment variables an image built around the engine reads its model from
+    /// (`MODEL_NAME`), when no flag names one: read only with a value that names a model
+    /// (`owner/name`), not a path.
+    #[serde(default)]
+    pub model_env: Vec<String>,
     pub source: String,
 }
 

@@ -319,6 +319,15 @@ pub(super) fn serving(
             }
         };
         s.spans_pods = spans_pods(program, c);
+        if s.model.is_none() {
+            s.model = program.model_env.iter().find_map(|var| {
+                let (m, at) = c.env_var(var)?;
+                // A model id (`owner/name`), not a path or a URL.
+                let id =
+                    m.contains('/') && !m.starts_with(['/', '.', '~', '$']) && !m.contains("://");
+                id.then_some((m, at))
+            });
+        }
         found = Some(s);
         break;
     }
