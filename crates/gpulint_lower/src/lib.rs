@@ -590,6 +590,7 @@ fn file_facts(
             offset: e.offset,
             message: e.message.clone(),
             unread: p.unread,
+            read_on: matches!(p.syntax, Syntax::Hcl(_)),
         });
     }
     for hit in &p.limits {

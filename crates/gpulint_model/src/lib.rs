@@ -312,6 +312,9 @@ pub struct SyntaxProblem {
     pub message: String,
     /// Not read at all (too large, permission denied), rather than read and broken.
     pub unread: bool,
+    /// Read on past the error, as its author meant it (a Terraform block written on one
+    /// line with several arguments): what the file holds is still checked.
+    pub read_on: bool,
 }
 
 /// Machines that hold GPUs: a VM, a group of VMs, a node pool, a reservation.

@@ -22,6 +22,12 @@ impl Rule for ParseError {
                     "nothing in it was checked (every other file was): make it readable, raise \
                      `max_file_size` if it is too large, or `exclude` it in .gpulint.toml",
                 )
+            } else if e.read_on {
+                (
+                    format!("the file does not parse: {}", e.message),
+                    "put each argument of the block on its own line, as Terraform requires; \
+                     gpulint checked the rest of the file as if they were",
+                )
             } else {
                 (
                     format!("the file does not parse: {}", e.message),

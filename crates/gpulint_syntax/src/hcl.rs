@@ -11,7 +11,122 @@ use hcl_edit::structure::Body;
 use super::SyntaxError;
 
 pub fn parse(text: &str) -> Result<Body, SyntaxError> {
-    read_body(text).map_err(|mut e| {
+    read_body(text).map_err(|e| explain(text, e))
+}
+
+/// [`parse`], reading on where Terraform's own parser stops but what the author meant is
+/// plain: a block written on one line with several arguments (`variable "size" { type =
+/// string default = "g5.xlarge" }`), which Terraform rejects ("Invalid single-argument
+/// block definition"). Each argument after the first is read as if on a line of its own
+/// (a blank before it read as a line break, so every offset stays), and the body comes
+/// with the error Terraform would give, at the first such argument.
+pub fn parse_lenient(text: &str) -> (Option<Body>, Option<SyntaxError>) {
+    let first = match read_body(text) {
+        Ok(body) => return (Some(body), None),
+        Err(e) => e,
+    };
+    let mut fixed = text.to_string();
+    let mut error = first.clone();
+    let mut split = 0usize;
+    let mut spent = 0usize;
+    let budget = (RETRY_READS * text.len()).max(RETRY_BYTES);
+    while split < MAX_SPLITS && spent <= budget && split_block(&mut fixed, error.offset) {
+        split += 1;
+        match read_body(&fixed) {
+            Ok(body) => {
+                let e = SyntaxError {
+                    offset: first.offset,
+                    message: format!(
+                        "a block written on one line holds more than one argument, which \
+                         Terraform rejects (\"Invalid single-argument block definition\"); \
+                         gpulint read each argument as if on a line of its own ({split} such \
+                         blocks in this file)"
+                    ),
+                };
+                return (Some(body), Some(e));
+            }
+            Err(e) => {
+                spent += e.offset + 1;
+                error = e;
+            }
+        }
+    }
+    (None, Some(explain(text, first)))
+}
+
+/// One-line blocks read apart, at most, in one file.
+const MAX_SPLITS: usize = 256;
+
+/// Writes the one-line block whose second argument the parser stopped at (`offset`) over
+/// several lines, in place: the blank after its `{`, before each of its arguments after
+/// the first, and before its `}` become line breaks, so every offset stays. `false`, and
+/// `text` unchanged, when the parser stopped elsewhere or a blank is missing.
+fn split_block(text: &mut String, offset: usize) -> bool {
+    let bytes = text.as_bytes();
+    let blank = |i: usize| matches!(bytes.get(i), Some(b' ' | b'\t'));
+    if offset == 0 || !blank(offset - 1) || !starts_argument(&text[offset..]) {
+        return false;
+    }
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let Some(open) = text[start..offset].find('{').map(|i| start + i) else {
+        return false;
+    };
+    let Some(close) = text[offset..end].rfind('}').map(|i| offset + i) else {
+        return false;
+    };
+    if !blank(open + 1) || !blank(close - 1) {
+        return false;
+    }
+    // Blanks before the arguments at the block's own depth, outside strings.
+    let mut breaks = vec![open + 1, close - 1];
+    let (mut depth, mut quoted, mut escaped) = (0i32, false, false);
+    for i in open + 1..close {
+        let b = bytes[i];
+        if quoted {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => quoted = true,
+            b'{' | b'[' | b'(' => depth += 1,
+            b'}' | b']' | b')' => depth -= 1,
+            b' ' | b'\t' if depth == 0 && !blank(i + 1) => {
+                let rest = &text[i + 1..close];
+                let first = text[open + 1..i].trim().is_empty();
+                if !first && starts_argument(rest) {
+                    breaks.push(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    for i in breaks {
+        text.replace_range(i..=i, "\n");
+    }
+    true
+}
+
+/// Whether text starts with an argument: a name, then `=` (not `==`).
+fn starts_argument(rest: &str) -> bool {
+    let name = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        .unwrap_or(rest.len());
+    let after = rest[name..].trim_start_matches([' ', '\t']);
+    name > 0
+        && rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && after.starts_with('=')
+        && !after.starts_with("==")
+}
+
+/// A parse error with what it most likely means, where the text says more than the parser.
+fn explain(text: &str, mut e: SyntaxError) -> SyntaxError {
+    {
         // Old Mac editors end lines with a bare CR, which HCL (and Terraform) does not
         // read as a line break: the whole file is one line, and the error says line 1.
         let bare_cr = text
@@ -25,8 +140,8 @@ pub fn parse(text: &str) -> Result<Body, SyntaxError> {
                  a line break: save it with LF or CRLF line endings",
             );
         }
-        e
-    })
+    }
+    e
 }
 
 fn read_body(text: &str) -> Result<Body, SyntaxError> {
@@ -452,5 +567,32 @@ EOF
         assert!(e.message.contains("bare carriage return"), "{e:?}");
         let e = parse("variable \"a\" {\r\n  default = \r\n}\r\n").unwrap_err();
         assert!(!e.message.contains("carriage"), "{e:?}");
+    }
+}
+
+#[cfg(test)]
+mod one_line_blocks {
+    use super::parse_lenient;
+
+    #[test]
+    fn a_block_on_one_line_with_several_arguments_is_read_on_with_the_error() {
+        let text = "variable \"size\"  { type = string default = \"g5.xlarge\" }\n\
+                    variable \"n\" { type = number default = 2 description = \"a = b\" }\n\
+                    resource \"aws_instance\" \"a\" { instance_type = var.size }\n";
+        let (body, error) = parse_lenient(text);
+        let body = body.expect("read on");
+        assert_eq!(body.get_blocks("variable").count(), 2);
+        let e = error.expect("Terraform rejects it");
+        assert_eq!(&text[e.offset..e.offset + 7], "default");
+        assert!(e.message.contains("2 such blocks"), "{}", e.message);
+        // What Terraform accepts is read as it is, with no error.
+        assert!(
+            parse_lenient("variable \"a\" { default = 1 }\n")
+                .1
+                .is_none()
+        );
+        // Any other error stays one, with nothing read.
+        let (body, error) = parse_lenient("variable \"a\" { default = }\n");
+        assert!(body.is_none() && error.is_some());
     }
 }

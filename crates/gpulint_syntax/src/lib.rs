@@ -196,15 +196,20 @@ fn visible_offset(text: &str, offset: usize) -> usize {
 fn parse_by_kind(file: &SourceFile, limits: &Limits) -> Parsed {
     let json = file.name.to_ascii_lowercase().ends_with(".json");
     match file.kind {
-        FileKind::Terraform | FileKind::TfVars if !json => match hcl::parse(file.text()) {
-            Ok(body) => Parsed {
+        // A file Terraform rejects may still be read on (see `hcl::parse_lenient`): its
+        // tree comes with the error.
+        FileKind::Terraform | FileKind::TfVars if !json => match hcl::parse_lenient(file.text()) {
+            (Some(body), error) => Parsed {
                 syntax: Syntax::Hcl(Box::new(body)),
-                error: None,
+                error: error.map(Box::new),
                 remap: None,
                 unread: false,
                 limits: Vec::new(),
             },
-            Err(e) => Parsed::failed(e),
+            (None, error) => Parsed::failed(error.unwrap_or_else(|| SyntaxError {
+                offset: 0,
+                message: "the file does not parse".into(),
+            })),
         },
         FileKind::Terraform => from_json(file, json::config_to_hcl),
         FileKind::TfVars => from_json(file, json::vars_to_hcl),
