@@ -64,7 +64,11 @@ const MAX_SPLITS: usize = 256;
 fn split_block(text: &mut String, offset: usize) -> bool {
     let bytes = text.as_bytes();
     let blank = |i: usize| matches!(bytes.get(i), Some(b' ' | b'\t'));
-    if offset == 0 || !blank(offset - 1) || !starts_argument(&text[offset..]) {
+    if offset == 0
+        || !text.is_char_boundary(offset)
+        || !blank(offset - 1)
+        || !starts_argument(&text[offset..])
+    {
         return false;
     }
     let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
@@ -594,5 +598,14 @@ mod one_line_blocks {
         // Any other error stays one, with nothing read.
         let (body, error) = parse_lenient("variable \"a\" { default = }\n");
         assert!(body.is_none() && error.is_some());
+        for broken in [
+            "variable \"é\" { type = string é = 1 }\n",
+            "x { a = 1 b = 2",
+            "x {a = 1 b = 2}\n",
+            "{ a = \"}\" b = 2 }\n",
+        ] {
+            let (_, error) = parse_lenient(broken);
+            assert!(error.is_some(), "{broken}");
+        }
     }
 }
