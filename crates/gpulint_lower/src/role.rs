@@ -201,20 +201,20 @@ pub(crate) const STARTUP_KEYS: [&str; 4] = [
 /// `templatefile()` renders it with (`vllm_args = "--tensor-parallel-size=4"`).
 pub(crate) fn startup_engine(c: &mut gpulint_model::Capacity, b: &gpulint_terraform::Block<'_>) {
     use gpulint_model::Value;
-    c.serving = startup_scripts(b)
-        .into_iter()
-        .find_map(|script| match script {
-            Value::Known(text, span) => gpulint_kubernetes::script_serving(&text, &span),
-            _ => None,
-        });
-    for key in STARTUP_KEYS {
+    // Each script is evaluated once; the first `STARTUP_KEYS.len()` are those keys', in order.
+    let scripts = startup_scripts(b);
+    c.serving = scripts.iter().find_map(|script| match script {
+        Value::Known(text, span) => gpulint_kubernetes::script_serving(text, span),
+        _ => None,
+    });
+    for (key, script) in STARTUP_KEYS.iter().zip(&scripts) {
         let mut texts: Vec<(String, gpulint_model::Span)> = b
             .template_vars(key, &ENCODINGS)
             .into_iter()
             .map(|(_, text, span)| (text, span))
             .collect();
-        if let Value::Known(text, span) = b.text_through(key, &ENCODINGS) {
-            texts.push((text, span));
+        if let Value::Known(text, span) = script {
+            texts.push((text.clone(), span.clone()));
         }
         for (text, span) in texts {
             if let Some(n) = gpulint_kubernetes::tensor_parallel_in(&text) {
@@ -273,8 +273,8 @@ pub(crate) fn place_served_model(
 }
 
 /// A VM's start-up scripts as the machine runs them: `user_data`,
-/// `metadata_startup_script`, `custom_data` (through `base64encode`) and GCE's
-/// `metadata.startup-script`.
+/// `metadata_startup_script`, `custom_data` (through `base64encode`), one for each of
+/// [`STARTUP_KEYS`] in its order, then GCE's `metadata.startup-script`.
 pub(crate) fn startup_scripts(
     b: &gpulint_terraform::Block<'_>,
 ) -> Vec<gpulint_model::Value<String>> {
