@@ -199,7 +199,7 @@ fn leads_outside(path: &Path, root: Option<&Path>) -> bool {
 
 /// Whether `target` (canonical) lies in the folder gpulint runs in, when that folder is a
 /// project's: never the file system's root or the home folder.
-fn in_working_folder(target: &Path) -> bool {
+pub(crate) fn in_working_folder(target: &Path) -> bool {
     let home = std::env::var_os("HOME").and_then(|h| std::fs::canonicalize(h).ok());
     std::env::current_dir()
         .and_then(std::fs::canonicalize)

@@ -5,7 +5,7 @@
 //! Only a literal path is followed, relative to the module (`"${path.module}/run.sh"`) or
 //! to its folder (`"run.sh"`, `"${path.root}/run.sh"`, as for a root module). A path that
 //! is absolute, holds another interpolation, leaves the checkout (through `..` or a
-//! link), or is not a regular file is not read, and nothing says so: Terraform files name
+//! link; outside one, the working folder), or is not a regular file is not read, and nothing says so: Terraform files name
 //! many files gpulint has no use for (keys, certificates, policies).
 
 use std::path::{Path, PathBuf};
@@ -60,17 +60,6 @@ fn resolve(dir: &Path, written: &str) -> Option<PathBuf> {
     Some(gpulint_terraform::scripts::normalize(&dir.join(rest)))
 }
 
-/// The folder a path may not leave: the checkout that holds `dir` (the nearest folder
-/// above it with `.git`), else the working directory when it holds `dir`, else `dir`.
-fn boundary(dir: &Path, cwd: Option<&Path>) -> Option<PathBuf> {
-    let dir = std::fs::canonicalize(dir).ok()?;
-    if let Some(checkout) = dir.ancestors().find(|a| a.join(".git").exists()) {
-        return Some(checkout.to_path_buf());
-    }
-    let cwd = cwd.and_then(|c| std::fs::canonicalize(c).ok());
-    Some(cwd.filter(|c| dir.starts_with(c)).unwrap_or(dir))
-}
-
 /// Reads the files the run's Terraform names in `file()` and `templatefile()` calls into
 /// the run, as [`FileKind::Script`]. Returns a note when more are named than are read.
 pub(super) fn load(run: &mut Read, seen: &mut crate::discover::Seen, how: &Reading) -> Vec<String> {
@@ -85,12 +74,17 @@ pub(super) fn load(run: &mut Read, seen: &mut crate::discover::Seen, how: &Readi
         let Some(target) = resolve(dir, &written) else {
             continue;
         };
-        // A regular file inside the checkout, links resolved.
+        // A regular file inside the tree, links resolved, as discovery bounds a link: the
+        // checkout that holds the module, or outside one the working folder (never the
+        // file system's root or the home folder).
         let inside = || {
             let real = std::fs::canonicalize(&target).ok()?;
             let meta = std::fs::metadata(&real).ok()?;
-            let bound = boundary(dir, how.cwd)?;
-            (meta.is_file() && real.starts_with(bound)).then_some(())
+            let root = crate::discover::tree_root(dir)?;
+            let in_checkout = root.join(".git").symlink_metadata().is_ok();
+            let bounded = real.starts_with(&root)
+                || (!in_checkout && crate::discover::in_working_folder(&real));
+            (meta.is_file() && bounded).then_some(())
         };
         if FileKind::from_path(&target).is_some() || inside().is_none() {
             continue;

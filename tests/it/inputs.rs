@@ -597,3 +597,36 @@ fn scripts_terraform_reads_are_read_only_from_inside_the_checkout() {
         "mkfifo is there on Linux"
     );
 }
+
+/// Outside a Git checkout, a script is read from the working folder, as a link from a `.tf`
+/// file is, and never from above it.
+#[test]
+fn scripts_outside_a_checkout_stay_in_the_working_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let serve = "#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct --port 8000\n";
+    write(d, "above.sh", serve);
+    write(d, "work/scripts/serve.sh", serve);
+    let vm = |name: &str, script: &str| {
+        format!(
+            "resource \"aws_instance\" \"{name}\" {{\n  instance_type = \"g5.xlarge\"\n  \
+             user_data = file(\"{script}\")\n}}\n"
+        )
+    };
+    let tf = [
+        vm("shared", "${path.module}/../scripts/serve.sh"),
+        vm("above", "${path.module}/../../above.sh"),
+    ]
+    .concat();
+    write(d, "work/infra/main.tf", tf);
+
+    let o = run(&d.join("work"), &["check", "--format", "json", "infra"]);
+    let subjects: Vec<String> = json(&o)["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "model-exceeds-gpu-memory")
+        .map(|f| f["subject"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(subjects, ["aws_instance.shared"], "{o:?}");
+}
