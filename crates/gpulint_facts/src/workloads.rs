@@ -176,10 +176,29 @@ pub struct LastingStorage {
     repeats: Vec<String>,
     arg_words: Vec<String>,
     checkpoint_words: Vec<String>,
+    /// Resource types that create a shared file system pods can mount.
+    pub file_systems: Vec<String>,
+    /// CSI drivers (EKS add-on names, Helm charts) that mount shared file systems or
+    /// object storage into pods.
+    pub csi_drivers: Vec<String>,
+    /// GKE `addons_config` blocks that turn such a driver on.
+    pub gke_addons: Vec<String>,
+    /// Inputs of GKE modules that turn such a driver on.
+    pub module_inputs: Vec<String>,
+    /// Bucket resource types, with the attributes that name the bucket.
+    pub buckets: std::collections::BTreeMap<String, Vec<String>>,
     pub source: String,
 }
 
 impl LastingStorage {
+    /// Whether a bucket's name says it holds checkpoints (`llm-checkpoints`, `ckpt-store`).
+    pub fn names_checkpoints(&self, name: &str) -> bool {
+        let name = name.to_ascii_lowercase();
+        self.checkpoint_words
+            .iter()
+            .any(|w| name.contains(w.as_str()))
+    }
+
     /// The first line of a script, 1-based, that mounts lasting storage, or copies to
     /// object storage in a script that repeats something (a loop, a cron entry): a copy
     /// made only when the job ends is lost with the machine before it. Comments are not

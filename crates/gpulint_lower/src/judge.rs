@@ -106,6 +106,7 @@ impl Judge<'_, '_> {
                     .collect(),
                 budget: std::cell::Cell::new(0),
                 reached: std::cell::RefCell::default(),
+                shared_storage: std::cell::RefCell::default(),
             };
             for dir in chunk {
                 self.judge(dir, &tree, &trees, &mut local);
@@ -158,6 +159,19 @@ impl Judge<'_, '_> {
         // Each root has its own module budget: a monorepo of many roots is checked as
         // completely as each root alone.
         tree.budget.set(self.limits.count(Limit::ModuleInstances));
+        let first = inv.capacity.len();
+        tree.shared_storage.take();
         lower_module(&module, dir, tree, &mut vec![dir.to_string()], inv);
+        // Shared storage anywhere in the root's modules is where its pools' pods can keep
+        // checkpoints; a VM's own disks were judged on their own.
+        if let Some(span) = tree.shared_storage.take() {
+            for c in &mut inv.capacity[first..] {
+                if c.kind != gpulint_model::CapacityKind::Instance
+                    && c.lasting_storage == gpulint_model::Value::Absent
+                {
+                    c.lasting_storage = gpulint_model::Value::Known(true, span.clone());
+                }
+            }
+        }
     }
 }

@@ -201,6 +201,9 @@ struct Tree<'p> {
     /// Folders whose calls were all seen: evaluated through a call, or called with a
     /// known `count = 0` or empty `for_each`.
     reached: std::cell::RefCell<HashSet<String>>,
+    /// The first storage the root's modules create that pods can keep checkpoints on
+    /// through a spot reclaim.
+    shared_storage: std::cell::RefCell<Option<gpulint_model::Span>>,
 }
 
 /// Lowers the resources of one module, for every provider.
@@ -235,6 +238,9 @@ fn lower_module(
     inv: &mut Inventory,
 ) {
     lower_resources(module, inv);
+    if tree.shared_storage.borrow().is_none() {
+        *tree.shared_storage.borrow_mut() = storage::shared(module);
+    }
     tree.reached.borrow_mut().extend(
         module
             .settled_sources

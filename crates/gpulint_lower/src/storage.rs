@@ -149,3 +149,62 @@ fn startup(b: &Block<'_>) -> Option<Span> {
         .find(|(k, v, _)| lasting.checkpoint_store(k, v))
         .map(|(_, _, span)| span)
 }
+
+/// Where a module creates storage that a cluster's pods can keep checkpoints on through a
+/// spot reclaim: a shared file system, a CSI driver that mounts file systems or object
+/// storage into pods, GKE's add-on for one, or a bucket named for checkpoints (the lists
+/// are `[lasting_storage]` in workloads.toml).
+pub(crate) fn shared(module: &gpulint_terraform::Module<'_>) -> Option<Span> {
+    let lasting = &gpulint_facts::workloads::workloads().lasting_storage;
+    let listed = |name: &str, list: &[String]| list.iter().any(|d| d == name);
+    for r in module.resources() {
+        let b = &r.block;
+        let found = match r.rtype {
+            t if listed(t, &lasting.file_systems) => true,
+            "aws_eks_addon" => b
+                .str("addon_name")
+                .known()
+                .is_some_and(|n| listed(n, &lasting.csi_drivers)),
+            "helm_release" => b
+                .str("chart")
+                .known()
+                .is_some_and(|n| listed(n, &lasting.csi_drivers)),
+            "google_container_cluster" => match b.block("addons_config") {
+                Value::Known(addons, _) => lasting.gke_addons.iter().any(|a| {
+                    matches!(addons.block(a), Value::Known(on, _)
+                        if matches!(on.bool("enabled"), Value::Known(true, _)))
+                }),
+                _ => false,
+            },
+            t => lasting.buckets.get(t).is_some_and(|keys| {
+                keys.iter().any(|k| {
+                    b.str(k)
+                        .known()
+                        .is_some_and(|n| lasting.names_checkpoints(n))
+                })
+            }),
+        };
+        if found {
+            return Some(r.header());
+        }
+    }
+    for call in module.calls() {
+        let b = &call.block;
+        let input = lasting
+            .module_inputs
+            .iter()
+            .find(|k| matches!(b.bool(k), Value::Known(true, _)));
+        let addon = ["cluster_addons", "addons", "eks_addons"]
+            .into_iter()
+            .find(|k| match b.value(k) {
+                Value::Known(hcl::Value::Object(map), _) => {
+                    map.keys().any(|n| listed(n, &lasting.csi_drivers))
+                }
+                _ => false,
+            });
+        if let Some(k) = input.map(String::as_str).or(addon) {
+            return b.span_of(k).or_else(|| Some(b.header.clone()));
+        }
+    }
+    None
+}

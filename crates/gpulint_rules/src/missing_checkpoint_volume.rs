@@ -2,7 +2,9 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, pod_spot_only};
 use gpulint_diagnostics::{Category, Severity};
-use gpulint_model::{Capacity, Inventory, Market, PodShape, Provider, Role, Value, VolumeSource};
+use gpulint_model::{
+    Capacity, CapacityKind, Inventory, Market, PodShape, Provider, Role, Span, Value, VolumeSource,
+};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -37,7 +39,7 @@ fn has_checkpoint_volume(pod: &PodShape) -> bool {
 
 impl Rule for MissingCheckpointVolume {
     fn check(&self, model: &Inventory, cx: &mut RuleContext<'_>) {
-        spot_vms(model, cx);
+        spot_capacity(model, cx);
         for w in &model.workloads {
             // A controller that writes the pods (Kaito) also writes where results go.
             if w.role.known() != Some(&Role::Training)
@@ -86,31 +88,120 @@ impl Rule for MissingCheckpointVolume {
     }
 }
 
-/// Training on a spot VM whose disks a reclaim deletes: every checkpoint written there goes
-/// with the machine.
-fn spot_vms(model: &Inventory, cx: &mut RuleContext<'_>) {
-    for c in &model.capacity {
-        if c.role.known() != Some(&Role::Training) || c.held_gpus().is_none() {
+/// Training on spot capacity with nowhere lasting to write checkpoints: a VM whose disks a
+/// reclaim deletes (an error when it trains; a warning, said as such, when nothing says what
+/// it runs), or a training pool whose configuration creates no storage its pods could keep
+/// checkpoints on and whose pods are not in the run (when they are, they are judged above).
+fn spot_capacity(model: &Inventory, cx: &mut RuleContext<'_>) {
+    let landed: Vec<bool> = (0..model.capacity.len())
+        .map(|i| {
+            model
+                .workloads
+                .iter()
+                .flat_map(|w| &w.pods)
+                .any(|p| p.landing.contains(&i))
+        })
+        .collect();
+    let mut vms = Vec::new();
+    for (i, c) in model.capacity.iter().enumerate() {
+        let role = c.role.known();
+        if role == Some(&Role::Inference) || c.held_gpus().is_none() {
             continue;
         }
-        let (Value::Known(Market::Spot, spot), Value::Known(false, lost)) =
-            (&c.market, &c.lasting_storage)
-        else {
+        let Value::Known(Market::Spot, spot) = &c.market else {
             continue;
         };
-        let report = Report {
-            message: format!(
-                "`{}` trains on spot capacity, and a reclaim deletes it with its disks: \
-                 every checkpoint written to them since the last copy elsewhere is lost{}",
-                c.subject,
-                because(&c.role)
-            ),
-            help: vm_help(c).into(),
-            subject: c.subject.clone(),
-            primary: (lost.clone(), "disks deleted with the machine".into()),
-            secondary: vec![(spot.clone(), "spot capacity".into())],
+        if c.kind == CapacityKind::Instance {
+            if let Value::Known(false, lost) = &c.lasting_storage {
+                vms.push((c, (lost.clone(), spot.clone(), role.is_some())));
+            }
+        } else if role.is_some() && c.lasting_storage == Value::Absent && !landed[i] {
+            spot_pool(c, spot, cx);
+        }
+    }
+    // The instances of one `count` block are one finding.
+    for (members, (lost, spot, trains)) in super::fleet::group(vms) {
+        let c = members[0];
+        // A spot request is spot and loses its disks by the same block: one label.
+        let mut secondary: Vec<_> = (spot != lost)
+            .then(|| (spot, "spot capacity".into()))
+            .into_iter()
+            .collect();
+        let (subject, who, one) = match super::fleet::instances(model, &members) {
+            None => (c.subject.clone(), format!("`{}`", c.subject), true),
+            Some((block, which, count)) => {
+                secondary.push(count);
+                (block, which, false)
+            }
         };
-        cx.report_as(Severity::Error, report);
+        let (s, it) = if one { ("s", "it") } else { ("", "each") };
+        let report = Report {
+            message: if trains {
+                format!(
+                    "{who} train{s} on spot capacity, and a reclaim deletes {it} with its \
+                     disks: every checkpoint written to them since the last copy elsewhere is \
+                     lost{}",
+                    because(&c.role)
+                )
+            } else {
+                format!(
+                    "{who} run{s} on spot capacity, and a reclaim deletes {it} with its disks: a \
+                     training run or batch job on it loses every checkpoint and result \
+                     written there since the last copy elsewhere (nothing here says what it \
+                     runs; if it only serves, the loss is its cache)"
+                )
+            },
+            help: vm_help(c).into(),
+            subject,
+            primary: (lost, "disks deleted with the machine".into()),
+            secondary,
+        };
+        if trains {
+            cx.report_as(Severity::Error, report);
+        } else {
+            cx.report(report);
+        }
+    }
+}
+
+/// A spot training pool whose configuration gives its pods no lasting storage.
+fn spot_pool(c: &Capacity, spot: &Span, cx: &mut RuleContext<'_>) {
+    cx.report(Report {
+        message: format!(
+            "`{}` trains on spot capacity, and nothing in its configuration gives its pods \
+             lasting storage (no shared file system, file or object-storage CSI driver, or \
+             checkpoint bucket): a reclaim restarts each job from its last checkpoint kept \
+             elsewhere, or from step 0{}",
+            c.subject,
+            because(&c.role)
+        ),
+        help: pool_help(c).into(),
+        subject: c.subject.clone(),
+        primary: (spot.clone(), "spot capacity".into()),
+        secondary: Vec::new(),
+    });
+}
+
+/// Where a spot training pool's pods can keep checkpoints, on its cloud.
+fn pool_help(c: &Capacity) -> &'static str {
+    match c.provider {
+        Provider::Gcp => {
+            "mount Filestore, Parallelstore or Cloud Storage (the GCS FUSE CSI driver: \
+             `addons_config { gcs_fuse_csi_driver_config { enabled = true } }`) into the \
+             training pods, write checkpoints there while the job runs and resume from the \
+             latest; or train on on-demand nodes"
+        }
+        Provider::Azure => {
+            "mount Azure Files, Azure Managed Lustre or Blob storage (the blob CSI driver) \
+             into the training pods, write checkpoints there while the job runs and resume \
+             from the latest; or train on a `Regular` priority pool"
+        }
+        _ => {
+            "mount EFS, FSx for Lustre or S3 (the `aws-efs-csi-driver`, `aws-fsx-csi-driver` \
+             or `aws-mountpoint-s3-csi-driver` add-on) into the training pods, write \
+             checkpoints there while the job runs and resume from the latest; or train on \
+             on-demand nodes"
+        }
     }
 }
 
