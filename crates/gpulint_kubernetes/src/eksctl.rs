@@ -119,7 +119,7 @@ fn bootstrap_gpus(file: FileId, ng: &YamlNode, c: &mut Capacity) {
 
 /// An instance type left for a template tool to fill in (`$INSTANCE_TYPE`,
 /// `${INSTANCE_TYPE}`, `{{ .Values.type }}`, `<instance-type>`): not a type.
-fn is_placeholder(name: &str) -> bool {
+pub(super) fn is_placeholder(name: &str) -> bool {
     name.contains('$') || name.contains("{{") || (name.starts_with('<') && name.ends_with('>'))
 }
 

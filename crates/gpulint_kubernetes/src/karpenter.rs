@@ -59,7 +59,12 @@ pub(super) fn karpenter_node_pool(file: FileId, obj: &YamlNode) -> Capacity {
             };
             c.market = Value::Known(market, sp);
         } else if vocab.is_instance_label(&key) {
-            types = Some((values, sp));
+            // A type a template tool fills in is none gpulint can name.
+            if values.iter().any(|v| super::eksctl::is_placeholder(v)) {
+                types = Some((Vec::new(), sp));
+            } else {
+                types = Some((values, sp));
+            }
         } else if vocab.is_family_label(&key) {
             let t: Vec<String> = values
                 .iter()
