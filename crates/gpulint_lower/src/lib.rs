@@ -570,6 +570,10 @@ pub fn lower_with(
     inv.simulated = simulated;
     for c in &mut inv.capacity {
         c.gpus_from_nodes();
+        // A NodePool's own name still says GPU when its instance types are not known.
+        if c.written_in == gpulint_model::Dialect::Karpenter {
+            c.gpus_from_names(None);
+        }
         c.gpus_from_family();
         role::place_served_model(db, later.text, c);
     }

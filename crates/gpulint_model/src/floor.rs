@@ -170,6 +170,10 @@ pub fn count_block(subject: &str) -> Option<&str> {
 /// `module.eks.eks_managed_node_groups["gpu"]`. The module calls it is in are not its name.
 fn own_name(subject: &str) -> &str {
     let plain = subject.find('[').unwrap_or(subject.len());
+    // A Kubernetes object is `Kind/name`.
+    if let Some((_, name)) = subject[..plain].split_once('/') {
+        return name;
+    }
     subject[..plain]
         .rfind('.')
         .map_or(subject, |dot| &subject[dot + 1..])

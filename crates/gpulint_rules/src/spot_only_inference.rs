@@ -2,7 +2,9 @@
 
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, pod_spot_only};
 use gpulint_diagnostics::{Category, Severity};
-use gpulint_model::{Capacity, Dialect, Inventory, Market, Provider, Role, Value};
+use gpulint_model::{
+    Capacity, Dialect, HeldGpus, Inventory, Market, Provider, Role, Span, Value, gpus,
+};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -14,7 +16,29 @@ pub const META: RuleMeta = RuleMeta {
 pub struct SpotOnlyInference;
 
 fn serves(c: &Capacity) -> bool {
-    c.role.known() == Some(&Role::Inference) && c.gpu_machines().is_some()
+    c.role.known() == Some(&Role::Inference) && c.held_gpus().is_some()
+}
+
+/// What its machines are, with the label for the line that says so: the machine type, or,
+/// when the type is not known, the sign that its nodes hold GPUs.
+fn machine(c: &Capacity) -> Option<(String, (Span, String))> {
+    Some(match c.held_gpus()? {
+        HeldGpus::Machines(machines, span) => (
+            describe(machines[0]),
+            (span.clone(), gpu_label(machines[0])),
+        ),
+        HeldGpus::AtLeast(floor) => (
+            format!(
+                "machines whose type is not known, with at least {} each ({})",
+                gpus(floor.count),
+                floor.evidence
+            ),
+            (
+                floor.span.clone(),
+                format!("at least {}", gpus(floor.count)),
+            ),
+        ),
+    })
 }
 
 impl Rule for SpotOnlyInference {
@@ -47,12 +71,8 @@ impl Rule for SpotOnlyInference {
                 continue;
             }
             reported[i] = true;
-            let (machines, machine_span) = c.gpu_machines().expect("serves() checked it");
-            let key = (
-                market_span.clone(),
-                describe(machines[0]),
-                (machine_span.clone(), gpu_label(machines[0])),
-            );
+            let (machine, label) = machine(c).expect("serves() checked it");
+            let key = (market_span.clone(), machine, label);
             spot_only.push((c, key));
         }
         // The instances of one `count` block that serve alike are one finding.
