@@ -66,6 +66,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         );
     }
     super::lambda::scheduled_stops(module, &mut out.capacity[first..]);
+    super::schedules::group_stops(module, &mut out.capacity[first..]);
     for alarm in module.resources_of("aws_cloudwatch_metric_alarm") {
         let Some(stop) = stop_action(&alarm) else {
             continue;

@@ -4,7 +4,7 @@
 //!
 //! The function's code is not read (it is packaged, often built elsewhere); what says it
 //! stops machines is its name (`function_words` of `[self_stop]` in workloads.toml), and
-//! what says which is an instance its `environment` refers to. One it runs on a schedule
+//! what says which is an instance or auto scaling group its `environment` refers to. One it runs on a schedule
 //! that is disabled, or that no schedule runs, stops nothing.
 
 use gpulint_model::{Capacity, StopKind, Value};
@@ -27,7 +27,19 @@ pub(crate) fn scheduled_stops(module: &Module<'_>, capacity: &mut [Capacity]) {
         let Value::Known(environment, _) = function.block.block("environment") else {
             continue;
         };
-        let targets = super::aws::instances_in(environment.expr("variables"));
+        // The instances it stops, or the groups it empties (`ASG_NAME = aws_autoscaling_group.gpu.name`).
+        let targets: Vec<_> = environment
+            .expr("variables")
+            .map(references)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| {
+                matches!(
+                    r.rtype.as_str(),
+                    "aws_instance" | "aws_spot_instance_request" | "aws_autoscaling_group"
+                )
+            })
+            .collect();
         // A function that names no instance it can be tied to says nothing here.
         if targets.is_empty() {
             continue;

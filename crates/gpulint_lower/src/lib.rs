@@ -39,6 +39,7 @@ mod link;
 mod peers;
 mod provisioners;
 mod role;
+mod schedules;
 mod sources;
 mod storage;
 pub use kinds::may_hold_capacity;

@@ -827,7 +827,9 @@ pub enum StopKind {
     /// GCP `scheduling.max_run_duration`.
     MaxRunDuration,
     /// An instance schedule: a GCP resource policy with a stop schedule, an EventBridge
-    /// Scheduler schedule that calls EC2's StopInstances.
+    /// Scheduler schedule that calls EC2's StopInstances, a scheduled function that stops
+    /// instances or empties a group, an auto scaling group's recurring scheduled action
+    /// to zero.
     InstanceSchedule,
     /// An Azure auto-shutdown schedule.
     ShutdownSchedule,

@@ -4,7 +4,8 @@
 use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
 use gpulint_diagnostics::{Category, Cost, Severity};
 use gpulint_model::{
-    Capacity, CapacityKind, Dialect, Held, HeldGpus, Inventory, Provider, Role, Value, gpus,
+    Capacity, CapacityKind, Dialect, Held, HeldGpus, Inventory, Provider, Role, StopKind, Value,
+    gpus,
 };
 
 pub const META: RuleMeta = RuleMeta {
@@ -30,8 +31,12 @@ impl Rule for GpuPoolNeverScalesToZero {
             let Some(held) = c.held_gpus() else {
                 continue;
             };
-            // A group that may hold no machine at all runs none, whatever holds it up.
-            if matches!(c.scale.max, Value::Known(0, _)) {
+            // A group that may hold no machine at all runs none, whatever holds it up; one
+            // a recurring schedule empties (a scheduled action, a scheduled function) is
+            // off between its runs, as a stopped VM is.
+            if matches!(c.scale.max, Value::Known(0, _))
+                || c.stop.iter().any(|s| s.kind == StopKind::InstanceSchedule)
+            {
                 continue;
             }
             // An unknown minimum that is bounded (a per-zone minimum over zones gpulint

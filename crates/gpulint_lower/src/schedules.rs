@@ -1,0 +1,41 @@
+//! Scheduled actions that scale an AWS auto scaling group to zero on a recurrence
+//! (`aws_autoscaling_schedule` with `min_size = 0`, `desired_capacity = 0`): the "off at
+//! night" pattern for groups. The group then holds no machine between that action and the
+//! next one that scales it up, as a stopped VM holds none.
+
+use gpulint_model::{Capacity, StopKind, Value};
+use gpulint_terraform::{Module, references};
+
+/// Adds a stop to each auto scaling group a recurring scheduled action empties.
+pub(crate) fn group_stops(module: &Module<'_>, capacity: &mut [Capacity]) {
+    for action in module.resources_of("aws_autoscaling_schedule") {
+        let b = &action.block;
+        // A one-off action (no recurrence) empties the group once.
+        if b.str("recurrence") == Value::Absent {
+            continue;
+        }
+        let empties = matches!(b.value("min_size"), Value::Known(hcl::Value::Number(n), _) if n.as_u64() == Some(0))
+            && !matches!(b.value("desired_capacity"), Value::Known(hcl::Value::Number(n), _) if n.as_u64() != Some(0));
+        if !empties {
+            continue;
+        }
+        let targets: Vec<_> = b
+            .expr("autoscaling_group_name")
+            .map(references)
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|r| r.rtype == "aws_autoscaling_group")
+            .collect();
+        // One that names no group here says nothing of any.
+        if targets.is_empty() {
+            continue;
+        }
+        super::attach_stop(
+            module,
+            capacity,
+            &targets,
+            StopKind::InstanceSchedule,
+            &action.header(),
+        );
+    }
+}
