@@ -58,7 +58,7 @@ fn the_snapshot_prices_102_of_the_catalog_instance_types() {
     let v = json(&catalog(&["--format", "json"]));
     let instances = v["instances"].as_array().unwrap();
     let priced = instances.iter().filter(|i| !i["price"].is_null()).count();
-    assert_eq!((priced, instances.len()), (102, 149));
+    assert_eq!((priced, instances.len()), (102, 155));
     // The table shows the hourly price, and a dash where none is known.
     let table = stdout(&catalog(&[]));
     let row = table
