@@ -494,12 +494,26 @@ impl Program {
 }
 
 impl Workloads {
+    /// Whether `word` runs a program of the benchmark table (`./auto_tune.sh`,
+    /// `/usr/bin/all_reduce_perf`).
+    pub fn benchmark_program(&self, word: &str) -> bool {
+        let name = base(word);
+        self.benchmarks
+            .iter()
+            .any(|b| b.programs.iter().any(|p| p == name))
+    }
+
     /// A script whose name says it trains (`train.py`, `pretrain_gpt.py`, `sft.sh`), as
     /// shown: `python train.py`. A name that also says it serves or evaluates is not one.
     pub fn training_script(&self, argv: &[&str]) -> Option<String> {
         const NOT: [&str; 6] = ["serve", "server", "serving", "infer", "inference", "eval"];
         for (i, &w) in argv.iter().enumerate() {
             let name = base(w);
+            // A benchmark's own script trains nothing, whatever its name (vLLM's
+            // `auto_tune.sh` tunes serving settings).
+            if self.benchmark_program(w) {
+                continue;
+            }
             let Some(stem) = name
                 .strip_suffix(".py")
                 .or_else(|| name.strip_suffix(".sh"))

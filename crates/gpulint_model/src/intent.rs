@@ -83,6 +83,7 @@ pub fn benchmark(containers: &[ContainerFacts<'_>]) -> Option<Benchmark> {
                 std::path::Path::new(a)
                     .extension()
                     .is_some_and(|e| e.eq_ignore_ascii_case("py") || e.eq_ignore_ascii_case("sh"))
+                    && !table.benchmark_program(a)
             })
     });
     if works {
