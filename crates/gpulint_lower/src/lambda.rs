@@ -7,7 +7,7 @@
 //! what says which is an instance or auto scaling group its `environment` refers to. One it runs on a schedule
 //! that is disabled, or that no schedule runs, stops nothing.
 
-use gpulint_model::{Capacity, StopKind, Value};
+use gpulint_model::{Capacity, Value};
 use gpulint_terraform::{Block, Module, Resource, references};
 
 /// Adds a stop to each instance a scheduled stopping function names.
@@ -28,27 +28,15 @@ pub(crate) fn scheduled_stops(module: &Module<'_>, capacity: &mut [Capacity]) {
             continue;
         };
         // The instances it stops, or the groups it empties (`ASG_NAME = aws_autoscaling_group.gpu.name`).
-        let targets: Vec<_> = environment
-            .expr("variables")
-            .map(references)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|r| {
-                matches!(
-                    r.rtype.as_str(),
-                    "aws_instance" | "aws_spot_instance_request" | "aws_autoscaling_group"
-                )
-            })
-            .collect();
-        // A function that names no instance it can be tied to says nothing here.
-        if targets.is_empty() {
-            continue;
-        }
-        super::attach_stop(
+        super::schedules::attach(
             module,
             capacity,
-            &targets,
-            StopKind::InstanceSchedule,
+            environment.expr("variables"),
+            &[
+                "aws_instance",
+                "aws_spot_instance_request",
+                "aws_autoscaling_group",
+            ],
             &function.header(),
         );
     }

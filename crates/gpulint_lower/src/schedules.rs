@@ -19,23 +19,32 @@ pub(crate) fn group_stops(module: &Module<'_>, capacity: &mut [Capacity]) {
         if !empties {
             continue;
         }
-        let targets: Vec<_> = b
-            .expr("autoscaling_group_name")
-            .map(references)
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|r| r.rtype == "aws_autoscaling_group")
-            .collect();
-        // One that names no group here says nothing of any.
-        if targets.is_empty() {
-            continue;
-        }
-        super::attach_stop(
+        attach(
             module,
             capacity,
-            &targets,
-            StopKind::InstanceSchedule,
+            b.expr("autoscaling_group_name"),
+            &["aws_autoscaling_group"],
             &action.header(),
         );
+    }
+}
+
+/// Adds a scheduled stop, written at `span`, to the capacity of the types in `types` that
+/// `expr` refers to. One that refers to none here says nothing of any.
+pub(crate) fn attach(
+    module: &Module<'_>,
+    capacity: &mut [Capacity],
+    expr: Option<&hcl_edit::expr::Expression>,
+    types: &[&str],
+    span: &gpulint_model::Span,
+) {
+    let targets: Vec<_> = expr
+        .map(references)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|r| types.contains(&r.rtype.as_str()))
+        .collect();
+    if !targets.is_empty() {
+        super::attach_stop(module, capacity, &targets, StopKind::InstanceSchedule, span);
     }
 }

@@ -1,11 +1,10 @@
 //! `gpu-pool-never-scales-to-zero`: a GPU group or node pool whose minimum keeps GPUs
 //! running when there is no work.
 
-use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, nodes};
+use super::{Report, Rule, RuleContext, RuleMeta, because, nodes};
 use gpulint_diagnostics::{Category, Cost, Severity};
 use gpulint_model::{
     Capacity, CapacityKind, Dialect, Held, HeldGpus, Inventory, Provider, Role, StopKind, Value,
-    gpus,
 };
 
 pub const META: RuleMeta = RuleMeta {
@@ -155,26 +154,13 @@ fn machines(
     bounded: bool,
     zones: Option<u64>,
 ) -> (String, (gpulint_model::Span, String), Option<Cost>) {
-    match held {
-        HeldGpus::Machines(machines, span) => (
-            describe(machines[0]),
-            ((*span).clone(), gpu_label(machines[0])),
-            floor_cost(c, machines, min, bounded, zones),
-        ),
-        // A type gpulint does not know has no price: the cost stays unknown.
-        HeldGpus::AtLeast(floor) => (
-            format!(
-                "a type gpulint does not know, with at least {} each ({})",
-                gpus(floor.count),
-                floor.evidence
-            ),
-            (
-                floor.span.clone(),
-                format!("at least {}", gpus(floor.count)),
-            ),
-            None,
-        ),
-    }
+    let (what, label) = super::held_machine(held);
+    // A type gpulint does not know has no price: the cost stays unknown.
+    let cost = match held {
+        HeldGpus::Machines(machines, _) => floor_cost(c, machines, min, bounded, zones),
+        HeldGpus::AtLeast(_) => None,
+    };
+    (what, label, cost)
 }
 
 /// Whether `c` is an EKS node group written in Terraform that nothing in the run scales:

@@ -12,9 +12,12 @@
 //! pipeline hands each rule its validated options.
 
 mod fleet;
+mod held;
 pub mod policy_ids;
 pub mod suppress;
 mod waits;
+
+pub use held::held_machine;
 
 use gpulint_diagnostics::{Category, Finding, Label, Severity};
 use gpulint_model::{Inventory, Span};

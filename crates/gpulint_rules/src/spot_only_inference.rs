@@ -1,10 +1,8 @@
 //! `spot-only-inference`: an inference pool whose only capacity is spot or preemptible.
 
-use super::{Report, Rule, RuleContext, RuleMeta, because, describe, gpu_label, pod_spot_only};
+use super::{Report, Rule, RuleContext, RuleMeta, because, held_machine, pod_spot_only};
 use gpulint_diagnostics::{Category, Severity};
-use gpulint_model::{
-    Capacity, Dialect, HeldGpus, Inventory, Market, Provider, Role, Span, Value, gpus,
-};
+use gpulint_model::{Capacity, Dialect, HeldGpus, Inventory, Market, Provider, Role, Span, Value};
 
 pub const META: RuleMeta = RuleMeta {
     severity: Severity::Warning,
@@ -19,25 +17,13 @@ fn serves(c: &Capacity) -> bool {
     c.role.known() == Some(&Role::Inference) && c.held_gpus().is_some()
 }
 
-/// What its machines are, with the label for the line that says so: the machine type, or,
-/// when the type is not known, the sign that its nodes hold GPUs.
+/// What its machines are, with the label for the line that says so.
 fn machine(c: &Capacity) -> Option<(String, (Span, String))> {
-    Some(match c.held_gpus()? {
-        HeldGpus::Machines(machines, span) => (
-            describe(machines[0]),
-            (span.clone(), gpu_label(machines[0])),
-        ),
-        HeldGpus::AtLeast(floor) => (
-            format!(
-                "machines whose type is not known, with at least {} each ({})",
-                gpus(floor.count),
-                floor.evidence
-            ),
-            (
-                floor.span.clone(),
-                format!("at least {}", gpus(floor.count)),
-            ),
-        ),
+    let held = c.held_gpus()?;
+    let (what, label) = held_machine(&held);
+    Some(match held {
+        HeldGpus::Machines(..) => (what, label),
+        HeldGpus::AtLeast(_) => (format!("machines of {what}"), label),
     })
 }
 
