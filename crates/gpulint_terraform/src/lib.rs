@@ -48,6 +48,7 @@ pub struct TfFile<'a> {
 
 pub use crate::eval::Scope;
 
+mod arith;
 mod block;
 pub use block::{Block, Call, HOLE, Resource, ResourceRef, key_name, references, string_shape};
 
