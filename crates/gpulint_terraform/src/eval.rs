@@ -529,6 +529,39 @@ fn carry_unknown(e: &mut hcl::Expression, marker: &hcl::Expression, depth: usize
     }
 }
 
+/// Whether `e` reads `marker` anywhere.
+fn holds(e: &hcl::Expression, marker: &hcl::Expression, depth: usize) -> bool {
+    use hcl::Expression as H;
+    if depth > 64 {
+        return true;
+    }
+    let d = depth + 1;
+    match e {
+        H::Variable(_) => e == marker,
+        H::FuncCall(f) => f.args.iter().any(|a| holds(a, marker, d)),
+        H::Object(o) => o.values().any(|v| holds(v, marker, d)),
+        H::Array(items) => items.iter().any(|v| holds(v, marker, d)),
+        H::Parenthesis(p) => holds(p, marker, d),
+        H::Conditional(c) => [&c.cond_expr, &c.true_expr, &c.false_expr]
+            .into_iter()
+            .any(|x| holds(x, marker, d)),
+        H::Traversal(t) => holds(&t.expr, marker, d),
+        H::Operation(op) => match op.as_ref() {
+            hcl::expr::Operation::Unary(u) => holds(&u.expr, marker, d),
+            hcl::expr::Operation::Binary(b) => {
+                holds(&b.lhs_expr, marker, d) || holds(&b.rhs_expr, marker, d)
+            }
+        },
+        H::ForExpr(f) => {
+            holds(&f.collection_expr, marker, d)
+                || holds(&f.value_expr, marker, d)
+                || f.key_expr.as_ref().is_some_and(|k| holds(k, marker, d))
+                || f.cond_expr.as_ref().is_some_and(|c| holds(c, marker, d))
+        }
+        _ => false,
+    }
+}
+
 fn call(name: &str, args: Vec<hcl::Expression>) -> hcl::Expression {
     let mut f = hcl::expr::FuncCall::new(Identifier::unchecked(name));
     f.args = args;
@@ -646,6 +679,14 @@ impl Convert<'_> {
                     return self.unknown();
                 }
                 let name = f.name.name.as_str();
+                // A function gpulint does not evaluate, or a regular-expression replace,
+                // has no value here: unknown, as a reference to nothing gpulint has is.
+                let regex = name == "replace"
+                    && matches!(f.args.get(1), Some(Expression::String(p))
+                        if p.len() > 1 && p.starts_with('/') && p.ends_with('/'));
+                if regex || !(super::functions::declared(name) || matches!(name, "try" | "can")) {
+                    return self.unknown();
+                }
                 let mut args: Vec<H> = f.args.iter().map(|a| self.expr(a, d)).collect();
                 if !CARRY_UNKNOWN.contains(&name) && !matches!(name, "try" | "can") {
                     args = args.into_iter().map(|a| call(KNOWN, vec![a])).collect();
@@ -796,6 +837,15 @@ impl Convert<'_> {
         let marker = unknown_marker();
         for v in out.values_mut() {
             carry_unknown(v, &marker, 0);
+        }
+        // Inside a `for` the object is evaluated with the items: an attribute that still
+        // reads an unknown value would fail every item, so it is unknown on its own.
+        if !self.bound.is_empty() {
+            for v in out.values_mut() {
+                if holds(v, &marker, 0) {
+                    *v = hcl::Expression::String(UNKNOWN_TEXT.into());
+                }
+            }
         }
         let object = hcl::Expression::Object(out);
         if !self.bound.is_empty() || budget::spent() {

@@ -12,59 +12,69 @@ use hcl::{Map, Number, Value};
 
 type Func = fn(FuncArgs) -> Result<Value, String>;
 
+/// The functions that take any number of arguments.
+const VARIADIC: [(&str, Func); 10] = [
+    ("coalescelist", coalescelist),
+    ("range", range),
+    ("merge", merge),
+    ("concat", concat),
+    ("coalesce", coalesce),
+    ("format", format),
+    ("min", min),
+    ("max", max),
+    ("lookup", lookup),
+    ("join", join),
+];
+
+/// The functions of a fixed number of arguments.
+const FIXED: [(&str, usize, Func); 30] = [
+    ("file", 1, file),
+    ("templatefile", 2, templatefile),
+    ("one", 1, one),
+    ("compact", 1, compact),
+    ("distinct", 1, distinct),
+    ("sort", 1, sort),
+    ("slice", 3, slice),
+    ("trimspace", 1, trimspace),
+    ("startswith", 2, startswith),
+    ("endswith", 2, endswith),
+    ("tobool", 1, tobool),
+    ("abs", 1, abs),
+    ("ceil", 1, ceil),
+    ("floor", 1, floor),
+    ("element", 2, element),
+    ("lower", 1, lower),
+    ("upper", 1, upper),
+    ("contains", 2, contains),
+    ("length", 1, length),
+    ("keys", 1, keys),
+    ("values", 1, values),
+    ("tomap", 1, tomap),
+    ("toset", 1, toset),
+    ("tolist", 1, tolist),
+    ("tostring", 1, tostring),
+    ("tonumber", 1, tonumber),
+    ("split", 2, split),
+    ("replace", 3, replace),
+    ("flatten", 1, flatten),
+    ("zipmap", 2, zipmap),
+];
+
+/// Whether gpulint evaluates the Terraform function `name`: a call to any other has no
+/// value here.
+pub fn declared(name: &str) -> bool {
+    VARIADIC.iter().any(|(n, _)| *n == name) || FIXED.iter().any(|(n, _, _)| *n == name)
+}
+
 /// Declares every function gpulint evaluates.
 pub fn declare(ctx: &mut Context<'_>) {
-    let variadic: [(&str, Func); 10] = [
-        ("coalescelist", coalescelist),
-        ("range", range),
-        ("merge", merge),
-        ("concat", concat),
-        ("coalesce", coalesce),
-        ("format", format),
-        ("min", min),
-        ("max", max),
-        ("lookup", lookup),
-        ("join", join),
-    ];
-    for (name, f) in variadic {
+    for (name, f) in VARIADIC {
         ctx.declare_func(
             name,
             FuncDef::builder().variadic_param(ParamType::Any).build(f),
         );
     }
-    let fixed: [(&str, usize, Func); 30] = [
-        ("file", 1, file),
-        ("templatefile", 2, templatefile),
-        ("one", 1, one),
-        ("compact", 1, compact),
-        ("distinct", 1, distinct),
-        ("sort", 1, sort),
-        ("slice", 3, slice),
-        ("trimspace", 1, trimspace),
-        ("startswith", 2, startswith),
-        ("endswith", 2, endswith),
-        ("tobool", 1, tobool),
-        ("abs", 1, abs),
-        ("ceil", 1, ceil),
-        ("floor", 1, floor),
-        ("element", 2, element),
-        ("lower", 1, lower),
-        ("upper", 1, upper),
-        ("contains", 2, contains),
-        ("length", 1, length),
-        ("keys", 1, keys),
-        ("values", 1, values),
-        ("tomap", 1, tomap),
-        ("toset", 1, toset),
-        ("tolist", 1, tolist),
-        ("tostring", 1, tostring),
-        ("tonumber", 1, tonumber),
-        ("split", 2, split),
-        ("replace", 3, replace),
-        ("flatten", 1, flatten),
-        ("zipmap", 2, zipmap),
-    ];
-    for (name, n, f) in fixed {
+    for (name, n, f) in FIXED {
         ctx.declare_func(
             name,
             FuncDef::builder()

@@ -157,7 +157,7 @@ pub fn trace(
             continue;
         };
         let mut hits = Vec::new();
-        literal_keys(expr, leaf, (None, false), &mut hits, 0);
+        literal_keys(expr, leaf, (None, false, false), &mut hits, 0);
         for (span, is_named) in hits {
             if is_named {
                 named.push((file, span));
@@ -167,7 +167,7 @@ pub fn trace(
         }
         if let Some(counted) = counted {
             let mut hits = Vec::new();
-            literal_keys(expr, counted, (None, false), &mut hits, 0);
+            literal_keys(expr, counted, (None, false, false), &mut hits, 0);
             named_counted.extend(hits.into_iter().filter(|h| h.1).map(|h| (file, h.0)));
         }
         // What the expression refers to, in the module instance whose files hold it.
@@ -392,14 +392,14 @@ fn references(e: &Expression, out: &mut Vec<(Root, String)>, depth: usize) {
 fn literal_keys(
     e: &Expression,
     leaf: Leaf<'_>,
-    (entry, named_above): (Option<&str>, bool),
+    (entry, named_above, other_above): (Option<&str>, bool, bool),
     out: &mut Vec<(Range<usize>, bool)>,
     depth: usize,
 ) {
     if depth > MAX_DEPTH {
         return;
     }
-    let at = (entry, named_above);
+    let at = (entry, named_above, other_above);
     match e {
         Expression::Object(o) => {
             // The entry's own object, or one nested in it (`machine = { count = 3 }`).
@@ -410,6 +410,10 @@ fn literal_keys(
                             |(_, v)| matches!(v.expr(), Expression::String(s) if s.as_str() == w),
                         )
                 });
+            // Another entry's object (`default = { min_size = … }` when the finding is
+            // about `gpu`): what it sets is not this entry's.
+            let other = other_above
+                || (!named && leaf.within.is_some_and(|w| entry.is_some_and(|e| e != w)));
             let holds = leaf.under.is_none_or(|u| entry == Some(u));
             for (k, v) in o {
                 let name = key_name(k);
@@ -417,15 +421,17 @@ fn literal_keys(
                     && holds
                     && let Some(r) = k.span().zip(v.expr().span()).map(|(k, v)| k.start..v.end)
                 {
-                    out.push((r, named));
+                    if !other {
+                        out.push((r, named));
+                    }
                 } else {
-                    literal_keys(v.expr(), leaf, (name, named), out, depth + 1);
+                    literal_keys(v.expr(), leaf, (name, named, other), out, depth + 1);
                 }
             }
         }
-        Expression::Array(a) => a
-            .iter()
-            .for_each(|x| literal_keys(x, leaf, (None, named_above), out, depth + 1)),
+        Expression::Array(a) => a.iter().for_each(|x| {
+            literal_keys(x, leaf, (None, named_above, other_above), out, depth + 1);
+        }),
         Expression::Parenthesis(p) => literal_keys(p.inner(), leaf, at, out, depth + 1),
         Expression::FuncCall(f) => f
             .args
