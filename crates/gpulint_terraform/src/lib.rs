@@ -55,6 +55,7 @@ pub use block::{Block, Call, HOLE, Resource, ResourceRef, key_name, references, 
 mod enable;
 mod instances;
 mod records;
+mod unknown;
 pub use instances::Toggled;
 use instances::{Expansion, expand, resolve_locals, with_type_defaults};
 
