@@ -704,9 +704,10 @@ impl<'a> Block<'a> {
             return Vec::new();
         };
         let added: Vec<(String, hcl::Value)> = match (written, on) {
+            // An entry that is there but off as written (`gpu = null`) is added too.
             (hcl::Value::Object(had), hcl::Value::Object(map)) => map
                 .into_iter()
-                .filter(|(k, _)| !had.contains_key(k))
+                .filter(|(k, _)| had.get(k).is_none_or(crate::enable::is_off))
                 .collect(),
             (hcl::Value::Array(had), hcl::Value::Array(items)) => items
                 .into_iter()
@@ -746,9 +747,11 @@ impl<'a> Block<'a> {
             return None;
         };
         let added: Vec<String> = all
-            .keys()
-            .filter(|k| !had.contains_key(*k))
-            .cloned()
+            .iter()
+            .filter(|(k, v)| {
+                !crate::enable::is_off(v) && had.get(*k).is_none_or(crate::enable::is_off)
+            })
+            .map(|(k, _)| k.clone())
             .collect();
         (!added.is_empty()).then(|| (hcl::Value::Object(all), added, toggle))
     }

@@ -80,6 +80,7 @@ thread_local! {
         super::functions::declare(&mut ctx);
         ctx.declare_func(ITEM, FuncDef::builder().param(ParamType::Any).build(item));
         ctx.declare_func(KNOWN, FuncDef::builder().param(ParamType::Any).build(known));
+        ctx.declare_func(IS_NULL, FuncDef::builder().param(ParamType::Any).build(is_null));
         ctx.declare_func(
             CONCAT,
             FuncDef::builder().variadic_param(ParamType::Any).build(concat),
@@ -105,6 +106,9 @@ const ARITH: &str = "__gpulint_arith";
 /// arguments of functions and operators whose result would not show it (`length`,
 /// `upper`, `==`…).
 const KNOWN: &str = "__gpulint_known";
+/// `x == null`: decided for a collection whatever unknown parts it holds, failing as
+/// unknown only for unknown text (which may stand for `null`).
+const IS_NULL: &str = "__gpulint_is_null";
 
 /// What stands for an attribute of a partly known object that has no value
 /// (`subnet_ids = module.vpc.private_subnets` beside known sizes), so the object keeps its
@@ -166,6 +170,15 @@ fn known(args: FuncArgs) -> Result<Value, String> {
         Err(HAS_UNKNOWN.into())
     } else {
         Ok(v)
+    }
+}
+
+#[allow(clippy::needless_pass_by_value)] // the signature hcl-rs calls
+fn is_null(args: FuncArgs) -> Result<Value, String> {
+    match args.into_values().pop().unwrap_or(Value::Null) {
+        Value::Null => Ok(Value::Bool(true)),
+        Value::String(s) if s.contains(UNKNOWN_TEXT) => Err(HAS_UNKNOWN.into()),
+        _ => Ok(Value::Bool(false)),
     }
 }
 
@@ -601,6 +614,24 @@ impl Convert<'_> {
                     Op::Div => "/",
                     Op::Mod => "%",
                     &op @ (Op::Eq | Op::NotEq) => {
+                        // Against `null` a value is decided by being one: an object with an
+                        // unknown part is not null (`{ for k, v in m : k => v if v != null }`).
+                        let other = match (&b.lhs_expr, &b.rhs_expr) {
+                            (_, Expression::Null(_)) => Some(lhs.clone()),
+                            (Expression::Null(_), _) => Some(rhs.clone()),
+                            _ => None,
+                        };
+                        if let Some(other) = other {
+                            let test = call(IS_NULL, vec![other]);
+                            return if op == Op::Eq {
+                                test
+                            } else {
+                                H::from(hcl::expr::UnaryOp::new(
+                                    hcl::expr::UnaryOperator::Not,
+                                    test,
+                                ))
+                            };
+                        }
                         let (lhs, rhs) = (call(KNOWN, vec![lhs]), call(KNOWN, vec![rhs]));
                         return H::from(hcl::expr::BinaryOp::new(lhs, op, rhs));
                     }

@@ -175,7 +175,7 @@ pub fn trace(
             continue;
         };
         let mut refs = Vec::new();
-        references(expr, &mut refs, 0);
+        references(expr, leaf.within, &mut refs, 0);
         for (root, name) in refs {
             match root {
                 Root::Var => {
@@ -352,11 +352,18 @@ fn local_definition<'b>(body: &'b Body, name: &str) -> Option<&'b Expression> {
 }
 
 /// `var.x` and `local.y` read anywhere in `e`.
-fn references(e: &Expression, out: &mut Vec<(Root, String)>, depth: usize) {
+fn references(e: &Expression, within: Option<&str>, out: &mut Vec<(Root, String)>, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }
-    let mut go = |x: &Expression| references(x, out, depth + 1);
+    // A map with the entry among its keys: the other keys are other entries, and what they
+    // refer to is theirs (`{ mg_cpu = local.cpu, mg_gpu = local.gpu }`).
+    if let (Expression::Object(o), Some(w)) = (e, within)
+        && let Some((_, v)) = o.iter().find(|(k, _)| key_name(k) == Some(w))
+    {
+        return references(v.expr(), within, out, depth + 1);
+    }
+    let mut go = |x: &Expression| references(x, within, out, depth + 1);
     match e {
         Expression::Traversal(t) => {
             if let (Expression::Variable(root), Some(TraversalOperator::GetAttr(name))) =
@@ -368,7 +375,7 @@ fn references(e: &Expression, out: &mut Vec<(Root, String)>, depth: usize) {
                     _ => {}
                 }
             }
-            references(&t.expr, out, depth + 1);
+            references(&t.expr, within, out, depth + 1);
         }
         Expression::Array(a) => a.iter().for_each(go),
         Expression::Object(o) => o.iter().for_each(|(_, v)| go(v.expr())),
