@@ -162,11 +162,11 @@ impl Judge<'_, '_> {
         let first = inv.capacity.len();
         tree.shared_storage.take();
         lower_module(&module, dir, tree, &mut vec![dir.to_string()], inv);
-        // Shared storage anywhere in the root's modules is where its pools' pods can keep
-        // checkpoints; a VM's own disks were judged on their own.
+        // Shared storage anywhere in the root's modules is where its node pools' pods can
+        // keep checkpoints; VMs, their templates and groups keep them on their own disks.
         if let Some(span) = tree.shared_storage.take() {
             for c in &mut inv.capacity[first..] {
-                if c.kind != gpulint_model::CapacityKind::Instance
+                if c.kind == gpulint_model::CapacityKind::NodePool
                     && c.lasting_storage == gpulint_model::Value::Absent
                 {
                     c.lasting_storage = gpulint_model::Value::Known(true, span.clone());

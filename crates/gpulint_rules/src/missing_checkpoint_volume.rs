@@ -93,15 +93,15 @@ impl Rule for MissingCheckpointVolume {
 /// it runs), or a training pool whose configuration creates no storage its pods could keep
 /// checkpoints on and whose pods are not in the run (when they are, they are judged above).
 fn spot_capacity(model: &Inventory, cx: &mut RuleContext<'_>) {
-    let landed: Vec<bool> = (0..model.capacity.len())
-        .map(|i| {
-            model
-                .workloads
-                .iter()
-                .flat_map(|w| &w.pods)
-                .any(|p| p.landing.contains(&i))
-        })
-        .collect();
+    // The capacity some pod of the run lands on: those pods are judged above.
+    let mut landed = vec![false; model.capacity.len()];
+    for p in model.workloads.iter().flat_map(|w| &w.pods) {
+        for &i in &p.landing {
+            if let Some(l) = landed.get_mut(i) {
+                *l = true;
+            }
+        }
+    }
     let mut vms = Vec::new();
     for (i, c) in model.capacity.iter().enumerate() {
         let role = c.role.known();
@@ -115,7 +115,11 @@ fn spot_capacity(model: &Inventory, cx: &mut RuleContext<'_>) {
             if let Value::Known(false, lost) = &c.lasting_storage {
                 vms.push((c, (lost.clone(), spot.clone(), role.is_some())));
             }
-        } else if role.is_some() && c.lasting_storage == Value::Absent && !landed[i] {
+        } else if c.kind == CapacityKind::NodePool
+            && role.is_some()
+            && c.lasting_storage == Value::Absent
+            && !landed[i]
+        {
             spot_pool(c, spot, cx);
         }
     }
