@@ -123,17 +123,19 @@ pub fn trace(
     leaf: Leaf<'_>,
     each: bool,
 ) -> Option<Related> {
-    let mut queue: Vec<(FileId, Range<usize>)> = Vec::new();
+    // Each place with the key looked for there, when a `for` renamed it
+    // (`min_size = np.min_nodes`: `min_nodes` in the `for`'s collection).
+    let mut queue: Vec<(FileId, Range<usize>, Option<String>)> = Vec::new();
     let start = at.range();
     if each {
         // `each.value.KEY`: the entries are the block's `for_each`.
         let body = trees.get(db, at.file)?;
         let for_each = enclosing_for_each(body, &start)?;
-        queue.push((at.file, for_each.span()?));
+        queue.push((at.file, for_each.span()?, None));
     } else {
-        queue.push((at.file, start));
+        queue.push((at.file, start, None));
     }
-    let mut seen: HashSet<(FileId, Range<usize>)> = HashSet::new();
+    let mut seen: HashSet<(FileId, Range<usize>, Option<String>)> = HashSet::new();
     let mut found: Vec<(FileId, Range<usize>)> = Vec::new();
     let mut named: Vec<(FileId, Range<usize>)> = Vec::new();
     // An instance key made of the entry's name and a count (`"${ws.name}${i}"`: `render0`
@@ -145,11 +147,15 @@ pub fn trace(
     let mut named_counted: Vec<(FileId, Range<usize>)> = Vec::new();
     let mut i = 0;
     while i < queue.len() && i < MAX_PLACES {
-        let (file, range) = queue[i].clone();
+        let (file, range, renamed) = queue[i].clone();
         i += 1;
-        if !seen.insert((file, range.clone())) {
+        if !seen.insert((file, range.clone(), renamed.clone())) {
             continue;
         }
+        let leaf = Leaf {
+            key: renamed.as_deref().unwrap_or(leaf.key),
+            ..leaf
+        };
         let Some(body) = trees.get(db, file) else {
             continue;
         };
@@ -166,10 +172,17 @@ pub fn trace(
             }
         }
         if let Some(counted) = counted {
+            let counted = Leaf {
+                key: leaf.key,
+                ..counted
+            };
             let mut hits = Vec::new();
             literal_keys(expr, counted, (None, false, false), &mut hits, 0);
             named_counted.extend(hits.into_iter().filter(|h| h.1).map(|h| (file, h.0)));
         }
+        let mut renames = Vec::new();
+        for_renames(expr, leaf.key, &mut renames, 0);
+        queue.extend(renames.into_iter().map(|(r, k)| (file, r, Some(k))));
         // What the expression refers to, in the module instance whose files hold it.
         let Some(instance) = instance_of(instances, subject, file) else {
             continue;
@@ -180,7 +193,7 @@ pub fn trace(
             match root {
                 Root::Var => {
                     for r in instance.vars.get(&name).into_iter().flatten() {
-                        queue.push((r.span.file, r.span.range()));
+                        queue.push((r.span.file, r.span.range(), renamed.clone()));
                     }
                 }
                 Root::Local => {
@@ -189,7 +202,7 @@ pub fn trace(
                             && let Some(e) = local_definition(body, &name)
                             && let Some(r) = e.span()
                         {
-                            queue.push((f, r));
+                            queue.push((f, r, renamed.clone()));
                         }
                     }
                 }
@@ -205,9 +218,18 @@ pub fn trace(
         (_, Some(c)) if !named_counted.is_empty() => (c.within, pick(&named_counted)?),
         (w, _) => (w, pick(&found)?),
     };
+    // The key as written there, which a `for` may have renamed.
+    let key = db
+        .get(file)
+        .text()
+        .get(range.clone())
+        .and_then(|t| t.split_once(['=', ':']))
+        .map(|(k, _)| k.trim().trim_matches('"'))
+        .filter(|k| !k.is_empty())
+        .unwrap_or(leaf.key);
     let what = match entry {
-        Some(w) => format!("`{}` of `{w}`", leaf.key),
-        None => format!("`{}`", leaf.key),
+        Some(w) => format!("`{key}` of `{w}`"),
+        None => format!("`{key}`"),
     };
     // A key set from a variable (`min_size = var.gpu_min_size`): the line to change is
     // where that variable is set, its default or the value a caller or tfvars gives it.
@@ -389,6 +411,39 @@ fn references(e: &Expression, within: Option<&str>, out: &mut Vec<(Root, String)
         Expression::ForExpr(f) => {
             go(&f.intro.collection_expr);
             go(&f.value_expr);
+        }
+        _ => {}
+    }
+}
+
+/// The `for` expressions in `e` whose items set `key` from an attribute of the item
+/// (`{ for k, np in var.pools : k => { min_size = np.min_nodes } }`): the span of each
+/// one's collection, and the attribute (`min_nodes`).
+fn for_renames(e: &Expression, key: &str, out: &mut Vec<(Range<usize>, String)>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let mut go = |x: &Expression| for_renames(x, key, out, depth + 1);
+    match e {
+        Expression::ForExpr(f) => {
+            if let Expression::Object(o) = &f.value_expr
+                && let Some((_, v)) = o.iter().find(|(k, _)| key_name(k) == Some(key))
+                && let Expression::Traversal(t) = v.expr()
+                && let (Expression::Variable(item), [op]) = (&t.expr, &t.operators[..])
+                && item.as_str() == f.intro.value_var.as_str()
+                && let TraversalOperator::GetAttr(attr) = op.value()
+                && let Some(r) = f.intro.collection_expr.span()
+            {
+                out.push((r, attr.as_str().to_string()));
+            }
+        }
+        Expression::Object(o) => o.iter().for_each(|(_, v)| go(v.expr())),
+        Expression::Array(a) => a.iter().for_each(go),
+        Expression::Parenthesis(p) => go(p.inner()),
+        Expression::FuncCall(f) => f.args.iter().for_each(go),
+        Expression::Conditional(c) => {
+            go(&c.true_expr);
+            go(&c.false_expr);
         }
         _ => {}
     }
