@@ -47,7 +47,7 @@ pub fn lower(module: &Module<'_>, out: &mut Inventory) {
         let Value::Known(target, _) = schedule.block.block("target") else {
             continue;
         };
-        if matches!(schedule.block.str("state"), Value::Known(s, _) if s == "DISABLED") {
+        if super::schedules::disabled(&schedule.block) {
             continue;
         }
         let stops = target

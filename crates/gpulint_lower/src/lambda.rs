@@ -4,8 +4,8 @@
 //!
 //! The function's code is not read (it is packaged, often built elsewhere); what says it
 //! stops machines is its name (`function_words` of `[self_stop]` in workloads.toml), and
-//! what says which is an instance or auto scaling group its `environment` refers to. One it runs on a schedule
-//! that is disabled, or that no schedule runs, stops nothing.
+//! what says which is an instance or auto scaling group its `environment` refers to. One
+//! it runs on a schedule that is disabled, or that no schedule runs, stops nothing.
 
 use gpulint_model::{Capacity, Value};
 use gpulint_terraform::{Block, Module, Resource, references};
@@ -27,7 +27,8 @@ pub(crate) fn scheduled_stops(module: &Module<'_>, capacity: &mut [Capacity]) {
         let Value::Known(environment, _) = function.block.block("environment") else {
             continue;
         };
-        // The instances it stops, or the groups it empties (`ASG_NAME = aws_autoscaling_group.gpu.name`).
+        // The instances it stops, or the groups it empties
+        // (`ASG_NAME = aws_autoscaling_group.gpu.name`).
         super::schedules::attach(
             module,
             capacity,
@@ -53,9 +54,8 @@ fn scheduled(module: &Module<'_>, function: &Resource<'_>) -> bool {
                 .any(|r| r.rtype == "aws_lambda_function" && r.name == function.name)
         })
     };
-    let off = |b: &Block<'_>, key: &str, values: &[&str]| matches!(b.str(key), Value::Known(s, _) if values.contains(&s.as_str()));
     let by_scheduler = module.resources_of("aws_scheduler_schedule").any(|s| {
-        !off(&s.block, "state", &["DISABLED"])
+        !super::schedules::disabled(&s.block)
             && matches!(s.block.block("target"), Value::Known(t, _) if invokes(&t))
     });
     if by_scheduler {
@@ -73,7 +73,7 @@ fn scheduled(module: &Module<'_>, function: &Resource<'_>) -> bool {
                         .iter()
                         .any(|r| r.rtype == "aws_cloudwatch_event_rule" && r.name == rule.name)
                         && !matches!(rule.block.str("schedule_expression"), Value::Absent)
-                        && !off(&rule.block, "state", &["DISABLED"])
+                        && !super::schedules::disabled(&rule.block)
                         && !matches!(rule.block.bool("is_enabled"), Value::Known(false, _))
                 })
         })

@@ -14,8 +14,8 @@ pub(crate) fn group_stops(module: &Module<'_>, capacity: &mut [Capacity]) {
         if b.str("recurrence") == Value::Absent {
             continue;
         }
-        let empties = matches!(b.value("min_size"), Value::Known(hcl::Value::Number(n), _) if n.as_u64() == Some(0))
-            && !matches!(b.value("desired_capacity"), Value::Known(hcl::Value::Number(n), _) if n.as_u64() != Some(0));
+        let empties = matches!(b.u64("min_size"), Value::Known(0, _))
+            && !matches!(b.u64("desired_capacity"), Value::Known(n, _) if n != 0);
         if !empties {
             continue;
         }
@@ -27,6 +27,12 @@ pub(crate) fn group_stops(module: &Module<'_>, capacity: &mut [Capacity]) {
             &action.header(),
         );
     }
+}
+
+/// Whether a schedule is switched off (`state = "DISABLED"`): EventBridge rules and
+/// EventBridge Scheduler schedules alike.
+pub(crate) fn disabled(b: &gpulint_terraform::Block<'_>) -> bool {
+    matches!(b.str("state"), Value::Known(s, _) if s == "DISABLED")
 }
 
 /// Adds a scheduled stop, written at `span`, to the capacity of the types in `types` that

@@ -649,7 +649,7 @@ impl Convert<'_> {
                 // has no value here: unknown, as a reference to nothing gpulint has is.
                 let regex = name == "replace"
                     && matches!(f.args.get(1), Some(Expression::String(p))
-                        if p.len() > 1 && p.starts_with('/') && p.ends_with('/'));
+                        if super::functions::is_regex(p));
                 if regex || !(super::functions::declared(name) || matches!(name, "try" | "can")) {
                     return self.unknown();
                 }

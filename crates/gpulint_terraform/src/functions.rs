@@ -339,11 +339,17 @@ fn split(args: FuncArgs) -> Result<Value, String> {
 }
 
 /// Plain substring replacement; a `/regex/` pattern fails, so the value stays unknown.
+/// Whether `replace`'s pattern is a regular expression (`"/[{}]/"`), which gpulint does not
+/// evaluate.
+pub(crate) fn is_regex(pattern: &str) -> bool {
+    pattern.len() > 1 && pattern.starts_with('/') && pattern.ends_with('/')
+}
+
 fn replace(args: FuncArgs) -> Result<Value, String> {
     let s = string(&args[0])?;
     let from = string(&args[1])?;
     let to = string(&args[2])?;
-    if from.len() > 1 && from.starts_with('/') && from.ends_with('/') {
+    if is_regex(&from) {
         return Err("regular-expression replace is not evaluated".into());
     }
     if from.is_empty() {
